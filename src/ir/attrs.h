@@ -1,0 +1,192 @@
+// attrs.h: one typed attribute struct per op family (ops.def names which op uses which). Never positional params.
+// Parameters that ONNX passes as constant inputs (Reshape's shape, Slice's starts, Pad's pads, ...) live here once
+// they are known; see NOTE [constant parameters] in graph.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "strata/tensor.h"
+
+namespace strata::ir {
+
+struct NoAttrs {};
+
+/// Elementwise functions of one input. alpha/beta carry each kind's parameters (noted per kind).
+enum class UnaryKind : uint8_t {
+    Relu,
+    Relu6,
+    Clip,         ///< clamp to [alpha, beta] (alpha = min, beta = max; +-inf where absent)
+    LeakyRelu,    ///< alpha = negative slope
+    Elu,          ///< alpha
+    Selu,         ///< alpha, beta = gamma
+    Sigmoid,
+    HardSigmoid,  ///< max(0, min(1, alpha*x + beta))
+    HardSwish,    ///< x * max(0, min(1, x/6 + 1/2))
+    SiLU,         ///< x * sigmoid(x)
+    Tanh,
+    Softplus,
+    Softsign,
+    Exp,
+    Log,
+    Sqrt,
+    Neg,
+    Abs,
+    Reciprocal,
+};
+const char* unary_kind_name(UnaryKind k);
+
+struct UnaryAttrs {
+    UnaryKind kind = UnaryKind::Relu;
+    float alpha = 0.0f;
+    float beta = 0.0f;
+};
+
+/// Elementwise functions of two inputs with numpy broadcasting.
+enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Pow, Max, Min, PRelu };
+const char* binary_kind_name(BinaryKind k);
+
+struct BinaryAttrs {
+    BinaryKind kind = BinaryKind::Add;
+};
+
+/// How ONNX's auto_pad resolves; `explicit_pads` means the pads fields are final. Shape inference resolves the
+/// others into pads_begin/pads_end (it knows the input size) and sets explicit_pads.
+enum class AutoPad : uint8_t { explicit_pads, same_upper, same_lower, valid };
+
+/// Convolution over 1 or 2 spatial dims. All vectors have one entry per spatial dim.
+struct ConvAttrs {
+    std::vector<int64_t> kernel;      ///< kernel size (from W's shape when the attribute is absent)
+    std::vector<int64_t> strides;
+    std::vector<int64_t> dilations;
+    std::vector<int64_t> pads_begin;
+    std::vector<int64_t> pads_end;
+    int64_t group = 1;
+    AutoPad auto_pad = AutoPad::explicit_pads;
+    std::optional<UnaryAttrs> activation;  ///< fused epilogue, applied after bias
+};
+
+struct ConvTransposeAttrs {
+    std::vector<int64_t> kernel;
+    std::vector<int64_t> strides;
+    std::vector<int64_t> dilations;
+    std::vector<int64_t> pads_begin;
+    std::vector<int64_t> pads_end;
+    std::vector<int64_t> output_padding;
+    std::vector<int64_t> output_shape;  ///< spatial output size if given (pads are then derived)
+    int64_t group = 1;
+    AutoPad auto_pad = AutoPad::explicit_pads;
+};
+
+struct BatchNormAttrs {
+    float epsilon = 1e-5f;
+};
+
+/// Max and average pooling over 1 or 2 spatial dims.
+struct PoolAttrs {
+    std::vector<int64_t> kernel;
+    std::vector<int64_t> strides;
+    std::vector<int64_t> dilations;
+    std::vector<int64_t> pads_begin;
+    std::vector<int64_t> pads_end;
+    bool ceil_mode = false;
+    bool count_include_pad = false;  ///< average pooling only
+    AutoPad auto_pad = AutoPad::explicit_pads;
+};
+
+struct GemmAttrs {
+    float alpha = 1.0f;
+    float beta = 1.0f;
+    bool trans_a = false;
+    bool trans_b = false;
+};
+
+struct FullyConnectedAttrs {
+    std::optional<UnaryAttrs> activation;
+};
+
+struct SoftmaxAttrs {
+    int64_t axis = -1;
+};
+
+enum class ReduceKind : uint8_t { Mean, Sum, Max, Min };
+struct ReduceAttrs {
+    ReduceKind kind = ReduceKind::Mean;
+    std::vector<int64_t> axes;  ///< empty = all axes (unless noop_with_empty_axes)
+    bool keepdims = true;
+    bool noop_with_empty_axes = false;
+};
+
+struct FlattenAttrs {
+    int64_t axis = 1;
+};
+
+struct ReshapeAttrs {
+    std::optional<std::vector<int64_t>> shape;  ///< ONNX semantics: 0 copies the input dim (unless allowzero), -1 infers
+    bool allowzero = false;
+};
+
+struct TransposeAttrs {
+    std::vector<int64_t> perm;  ///< empty = reverse the dims
+};
+
+struct AxisAttrs {
+    int64_t axis = 0;
+};
+
+struct SplitAttrs {
+    int64_t axis = 0;
+    std::optional<std::vector<int64_t>> split;  ///< sizes; absent = equal parts, one per output
+};
+
+struct SliceAttrs {
+    std::optional<std::vector<int64_t>> starts;
+    std::optional<std::vector<int64_t>> ends;
+    std::vector<int64_t> axes;   ///< empty = 0..len(starts)-1
+    std::vector<int64_t> steps;  ///< empty = all 1
+};
+
+enum class PadMode : uint8_t { constant, reflect, edge };
+struct PadAttrs {
+    PadMode mode = PadMode::constant;
+    std::optional<std::vector<int64_t>> pads;  ///< ONNX order: all begins, then all ends (negative crops)
+    float value = 0.0f;
+};
+
+struct AxesAttrs {
+    std::optional<std::vector<int64_t>> axes;  ///< Squeeze: absent = every dim of size 1
+};
+
+struct TileAttrs {
+    std::optional<std::vector<int64_t>> repeats;
+};
+
+struct ExpandAttrs {
+    std::optional<std::vector<int64_t>> shape;
+};
+
+struct ShapeAttrs {
+    int64_t start = 0;
+    std::optional<int64_t> end;
+};
+
+struct ConstantOfShapeAttrs {
+    std::optional<std::vector<int64_t>> shape;
+    DType dtype = DType::f32;
+    double value = 0.0;
+};
+
+struct CastAttrs {
+    DType to = DType::f32;
+};
+
+/// One alternative per struct, in the order they are first used in ops.def.
+using Attrs = std::variant<NoAttrs, ConvAttrs, ConvTransposeAttrs, BatchNormAttrs, UnaryAttrs, BinaryAttrs, PoolAttrs,
+                           GemmAttrs, FullyConnectedAttrs, SoftmaxAttrs, ReduceAttrs, FlattenAttrs, ReshapeAttrs,
+                           TransposeAttrs, AxisAttrs, SplitAttrs, SliceAttrs, PadAttrs, AxesAttrs, TileAttrs,
+                           ExpandAttrs, ShapeAttrs, ConstantOfShapeAttrs, CastAttrs>;
+
+}  // namespace strata::ir
