@@ -110,6 +110,9 @@ struct FullyConnectedAttrs {
 
 struct SoftmaxAttrs {
     int64_t axis = -1;
+    /// ONNX opset < 13: the input is viewed as 2-D [prod(dims[:axis]), prod(dims[axis:])] and normalised over the
+    /// second dim (all dims from `axis` on), not over `axis` alone.
+    bool coerce_2d = false;
 };
 
 enum class ReduceKind : uint8_t { Mean, Sum, Max, Min };
