@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <fmt/ranges.h>
+
 #include "ir/shape_inference_internal.h"
 
 namespace strata::ir {
@@ -73,6 +75,8 @@ int64_t product(const Shape& s, size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) p = mul_dims(p, s[i]);
     return p;
 }
+
+std::string list_str(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ",")); }
 
 std::optional<Shape> broadcast(const Shape& a, const Shape& b) {
     size_t rank = std::max(a.size(), b.size());

@@ -107,7 +107,7 @@ Shape transpose_spatial(NodeContext& ctx, ConvTransposeAttrs& a, const Shape& x)
     if (target.size() == n + 2) target.erase(target.begin(), target.begin() + 2);  // some exporters add N and C
     STRATA_CHECK(target.empty() || target.size() == n, StatusCode::invalid_argument,
                  "{}: output_shape {} must have one entry per spatial dim of the input {}", ctx.label(),
-                 shape_str(a.output_shape), shape_str(x));
+                 list_str(a.output_shape), shape_str(x));
     bool same = a.auto_pad == AutoPad::same_upper || a.auto_pad == AutoPad::same_lower;
     bool known = std::all_of(x.begin() + 2, x.end(), [](int64_t d) { return d >= 0; });
     Shape out;
@@ -148,7 +148,7 @@ void infer_conv(NodeContext& ctx) {
     Shape w_kernel(wt.begin() + 2, wt.end());
     if (a.kernel.empty()) a.kernel = w_kernel;
     STRATA_CHECK(a.kernel == w_kernel, StatusCode::invalid_argument,
-                 "{}: kernel_shape {} does not match the weight {}", ctx.label(), shape_str(a.kernel), shape_str(wt));
+                 "{}: kernel_shape {} does not match the weight {}", ctx.label(), list_str(a.kernel), shape_str(wt));
     STRATA_CHECK(a.group >= 1, StatusCode::invalid_argument, "{}: group {} must be >= 1", ctx.label(), a.group);
     STRATA_CHECK(x[1] < 0 || x[1] % a.group == 0, StatusCode::invalid_argument,
                  "{}: group {} does not divide the {} input channels of {}", ctx.label(), a.group, x[1], shape_str(x));
@@ -183,7 +183,7 @@ void infer_conv_transpose(NodeContext& ctx) {
     Shape w_kernel(wt.begin() + 2, wt.end());
     if (a.kernel.empty()) a.kernel = w_kernel;
     STRATA_CHECK(a.kernel == w_kernel, StatusCode::invalid_argument,
-                 "{}: kernel_shape {} does not match the weight {}", ctx.label(), shape_str(a.kernel), shape_str(wt));
+                 "{}: kernel_shape {} does not match the weight {}", ctx.label(), list_str(a.kernel), shape_str(wt));
     int64_t channels = wt[1] * a.group;
     check_bias(ctx, channels);
     Window w{a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end, a.auto_pad};
@@ -201,7 +201,7 @@ void infer_pool(NodeContext& ctx) {
     size_t n = x.size() - 2;
     STRATA_CHECK(a.kernel.size() == n, StatusCode::invalid_argument,
                  "{}: kernel_shape {} must have one entry per spatial dim of the input {}", ctx.label(),
-                 shape_str(a.kernel), shape_str(x));
+                 list_str(a.kernel), shape_str(x));
     Window w{a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end, a.auto_pad};
     fill_defaults(ctx, w, n);
     resolve_auto_pad(w, x);

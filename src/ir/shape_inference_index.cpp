@@ -33,15 +33,15 @@ void infer_split(NodeContext& ctx) {
     int64_t dim = x[axis];
     if (sizes) {
         STRATA_CHECK(sizes->size() == parts, StatusCode::invalid_argument, "{}: split {} has {} sizes for {} outputs",
-                     ctx.label(), shape_str(*sizes), sizes->size(), parts);
+                     ctx.label(), list_str(*sizes), sizes->size(), parts);
         int64_t sum = 0;
         for (int64_t s : *sizes) {
             STRATA_CHECK(s >= 0, StatusCode::invalid_argument, "{}: split {} has a negative size", ctx.label(),
-                         shape_str(*sizes));
+                         list_str(*sizes));
             sum += s;
         }
         STRATA_CHECK(dims_match(dim, sum), StatusCode::invalid_argument,
-                     "{}: split {} sums to {} but dim {} of the input {} is {}", ctx.label(), shape_str(*sizes), sum,
+                     "{}: split {} sums to {} but dim {} of the input {} is {}", ctx.label(), list_str(*sizes), sum,
                      axis, shape_str(x), dim);
     }
     for (size_t i = 0; i < parts; ++i) {
@@ -94,7 +94,7 @@ void infer_slice(NodeContext& ctx) {
     if (a.steps.empty()) a.steps.assign(n, 1);
     STRATA_CHECK(a.ends->size() == n && a.axes.size() == n && a.steps.size() == n, StatusCode::invalid_argument,
                  "{}: starts {}, ends {}, axes {} and steps {} must have the same length", ctx.label(),
-                 shape_str(*a.starts), shape_str(*a.ends), shape_str(a.axes), shape_str(a.steps));
+                 list_str(*a.starts), list_str(*a.ends), list_str(a.axes), list_str(a.steps));
     Shape out = x;
     std::vector<bool> seen(x.size(), false);
     for (size_t i = 0; i < n; ++i) {
@@ -103,7 +103,7 @@ void infer_slice(NodeContext& ctx) {
         STRATA_CHECK(!seen[axis], StatusCode::invalid_argument, "{}: axis {} appears twice", ctx.label(), axis);
         seen[axis] = true;
         STRATA_CHECK(a.steps[i] != 0, StatusCode::invalid_argument, "{}: steps {} has a 0", ctx.label(),
-                     shape_str(a.steps));
+                     list_str(a.steps));
         if (x[axis] >= 0)
             out[axis] = slice_count(x[axis], saturate((*a.starts)[i]), saturate((*a.ends)[i]), a.steps[i]);
     }
@@ -117,13 +117,13 @@ void infer_pad(NodeContext& ctx) {
     const auto& pads = *a.pads;
     STRATA_CHECK(pads.size() == 2 * x.size(), StatusCode::invalid_argument,
                  "{}: pads {} must have 2 entries per dim of the input {} (all begins, then all ends)", ctx.label(),
-                 shape_str(pads), shape_str(x));
+                 list_str(pads), shape_str(x));
     Shape out = x;
     for (size_t i = 0; i < x.size(); ++i) {
         if (x[i] < 0) continue;
         out[i] = x[i] + pads[i] + pads[i + x.size()];
         STRATA_CHECK(out[i] >= 0, StatusCode::invalid_argument, "{}: pads {} crop dim {} of the input {} below 0",
-                     ctx.label(), shape_str(pads), i, shape_str(x));
+                     ctx.label(), list_str(pads), i, shape_str(x));
     }
     ctx.set_output(0, ctx.dtype(0), out);
 }
@@ -156,7 +156,7 @@ void infer_constant_of_shape(NodeContext& ctx) {
     a.shape = ctx.required_param(a.shape, 0, "shape");
     for (int64_t d : *a.shape)
         STRATA_CHECK(d >= 0, StatusCode::invalid_argument, "{}: shape {} has a negative dim", ctx.label(),
-                     shape_str(*a.shape));
+                     list_str(*a.shape));
     ctx.set_output(0, a.dtype, *a.shape);
 }
 

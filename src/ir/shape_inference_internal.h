@@ -53,6 +53,8 @@ inline int64_t mul_dims(int64_t a, int64_t b) { return a < 0 || b < 0 ? kUnknown
 int64_t product(const Shape& s, size_t begin, size_t end);
 /// Two dims are compatible when equal or when either is unknown.
 inline bool dims_match(int64_t a, int64_t b) { return a < 0 || b < 0 || a == b; }
+/// A parameter list as written ("[1,-1]"); shape_str would print its negative entries as unknown dims.
+std::string list_str(const std::vector<int64_t>& v);
 /// numpy (multidirectional) broadcast of two shapes; nullopt when they do not broadcast.
 std::optional<Shape> broadcast(const Shape& a, const Shape& b);
 

@@ -32,7 +32,7 @@ int64_t reshape_inferred(NodeContext& ctx, const Shape& x, const Shape& out, siz
         if (i != infer_at && out[i] >= 0) rest *= out[i];
     STRATA_CHECK(rest != 0 && in % rest == 0, StatusCode::invalid_argument,
                  "{}: cannot reshape {} into {}: {} elements do not divide into parts of {}", ctx.label(), shape_str(x),
-                 shape_str(spec), in, rest);
+                 list_str(spec), in, rest);
     return in / rest;
 }
 
@@ -48,16 +48,16 @@ void infer_reshape(NodeContext& ctx) {
     for (size_t i = 0; i < spec.size(); ++i) {
         if (spec[i] == -1) {
             STRATA_CHECK(!infer_at, StatusCode::invalid_argument, "{}: shape {} has more than one -1", ctx.label(),
-                         shape_str(spec));
+                         list_str(spec));
             infer_at = i;
         } else if (spec[i] == 0 && !a.allowzero) {
             STRATA_CHECK(i < x.size(), StatusCode::invalid_argument,
-                         "{}: shape {} copies dim {} (0) but the input {} has rank {}", ctx.label(), shape_str(spec), i,
+                         "{}: shape {} copies dim {} (0) but the input {} has rank {}", ctx.label(), list_str(spec), i,
                          shape_str(x), x.size());
             out[i] = x[i];
         } else {
             STRATA_CHECK(spec[i] >= 0, StatusCode::invalid_argument, "{}: shape {} has a negative dim", ctx.label(),
-                         shape_str(spec));
+                         list_str(spec));
             out[i] = spec[i];
         }
     }
@@ -81,7 +81,7 @@ void infer_transpose(NodeContext& ctx) {
     bool is_perm = sorted.size() == x.size();
     for (size_t i = 0; is_perm && i < sorted.size(); ++i) is_perm = sorted[i] == static_cast<int64_t>(i);
     STRATA_CHECK(is_perm, StatusCode::invalid_argument, "{}: perm {} is not a permutation of the dims of {}",
-                 ctx.label(), shape_str(perm), shape_str(x));
+                 ctx.label(), list_str(perm), shape_str(x));
     Shape out;
     for (int64_t p : perm) out.push_back(x[static_cast<size_t>(p)]);
     ctx.set_output(0, ctx.dtype(0), out);
@@ -127,12 +127,12 @@ void infer_tile(NodeContext& ctx) {
     const Shape& x = ctx.shape(0);
     auto repeats = ctx.required_param(ctx.node().attr<TileAttrs>().repeats, 1, "repeats");
     STRATA_CHECK(repeats.size() == x.size(), StatusCode::invalid_argument,
-                 "{}: repeats {} must have one entry per dim of the input {}", ctx.label(), shape_str(repeats),
+                 "{}: repeats {} must have one entry per dim of the input {}", ctx.label(), list_str(repeats),
                  shape_str(x));
     Shape out;
     for (size_t i = 0; i < x.size(); ++i) {
         STRATA_CHECK(repeats[i] >= 0, StatusCode::invalid_argument, "{}: repeats {} has a negative entry", ctx.label(),
-                     shape_str(repeats));
+                     list_str(repeats));
         out.push_back(mul_dims(x[i], repeats[i]));
     }
     ctx.set_output(0, ctx.dtype(0), out);
@@ -143,7 +143,7 @@ void infer_expand(NodeContext& ctx) {
     auto shape = ctx.required_param(ctx.node().attr<ExpandAttrs>().shape, 1, "shape");
     auto out = broadcast(x, shape);
     STRATA_CHECK(out.has_value(), StatusCode::invalid_argument, "{}: the input {} does not broadcast with shape {}",
-                 ctx.label(), shape_str(x), shape_str(shape));
+                 ctx.label(), shape_str(x), list_str(shape));
     ctx.set_output(0, ctx.dtype(0), *out);
 }
 
