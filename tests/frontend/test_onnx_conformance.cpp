@@ -49,7 +49,8 @@ CaseResult run_case(const fs::path& dir) {
         }
         return {Outcome::pass, ""};
     } catch (const Error& e) {
-        bool clean = e.code() == StatusCode::unsupported && std::string(e.what()).find("unsupported: ") != std::string::npos;
+        bool clean =
+            e.code() == StatusCode::unsupported && std::string(e.what()).find("unsupported: ") != std::string::npos;
         return {clean ? Outcome::unsupported : Outcome::fail, e.what()};
     }
 }

@@ -102,7 +102,8 @@ TEST(OnnxErrors, NegativeDims) {
     m.graph().mutable_initializer(0)->set_dims(1, -3);
     expect_error([&] { m.import(); }, StatusCode::parse_error, {"initializer 'w'", "negative dimension -3"});
     OnnxModel in = small_model();
-    in.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_value(-7);
+    in.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(2)->set_dim_value(
+        -7);
     expect_error([&] { in.import(); }, StatusCode::parse_error, {"graph input 'x'", "negative dimension -7"});
 }
 
@@ -172,7 +173,8 @@ TEST(OnnxErrors, UnsupportedTensorTypes) {
     OnnxModel in;
     in.output("y");
     in.graph().add_input()->set_name("s");
-    in.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto_DataType_STRING);
+    in.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+        onnx::TensorProto_DataType_STRING);
     in.node("Identity", {"s"}, {"y"});
     expect_error([&] { in.import(); }, StatusCode::unsupported, {"graph input 's'", "STRING"});
 }

@@ -92,8 +92,8 @@ TEST(OnnxTensor, EmptyTensorNeedsNoData) {
 class TempDir {
 public:
     TempDir() {
-        path_ = fs::temp_directory_path() / ("strata_frontend_" + std::to_string(::getpid()) + "_" +
-                                             std::to_string(test_seed() % 100000));
+        path_ = fs::temp_directory_path() /
+                ("strata_frontend_" + std::to_string(::getpid()) + "_" + std::to_string(test_seed() % 100000));
         fs::create_directories(path_ / "sub");
     }
     ~TempDir() { fs::remove_all(path_); }
@@ -121,7 +121,9 @@ onnx::TensorProto external(const Tensor& t, const std::string& location, int64_t
     return p;
 }
 
-std::string bytes_of(const Tensor& t) { return std::string(static_cast<const char*>(t.raw()), t.nbytes()); }
+std::string bytes_of(const Tensor& t) {
+    return std::string(static_cast<const char*>(t.raw()), t.nbytes());
+}
 
 TEST(OnnxExternalData, ReadsAtOffsetFromModelFolder) {
     TempDir dir;
@@ -160,12 +162,12 @@ TEST(OnnxExternalData, BadOffsetLengthOrFile) {
     Tensor w = random_tensor(DType::f32, {4}, test_seed());
     dir.write("w.bin", bytes_of(w));
     const std::string base = dir.path().string();
-    expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", 20, -1), "w", base); },
-                 StatusCode::parse_error, {"offset 20 is past the end"});
-    expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", 4, 16), "w", base); },
-                 StatusCode::parse_error, {"offset 4 + length 16"});
-    expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", 0, 8), "w", base); },
-                 StatusCode::parse_error, {"length 8 does not match the 16 bytes"});
+    expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", 20, -1), "w", base); }, StatusCode::parse_error,
+                 {"offset 20 is past the end"});
+    expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", 4, 16), "w", base); }, StatusCode::parse_error,
+                 {"offset 4 + length 16"});
+    expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", 0, 8), "w", base); }, StatusCode::parse_error,
+                 {"length 8 does not match the 16 bytes"});
     expect_error([&] { frontend::tensor_from_proto(external(w, "missing.bin", -1, -1), "w", base); },
                  StatusCode::not_found, {"'missing.bin'", "no such file"});
     expect_error([&] { frontend::tensor_from_proto(external(w, "w.bin", -1, -1), "w", ""); },

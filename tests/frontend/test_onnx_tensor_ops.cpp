@@ -45,10 +45,16 @@ TEST(OnnxMath, SoftmaxAxisDefaultsAndCoercionByOpset) {
 }
 
 TEST(OnnxMath, ReduceAxesAttributeOrInputByOpset) {
-    struct Case { const char* op; int64_t opset; bool axes_input; ir::ReduceKind kind; };
-    const Case cases[] = {{"ReduceSum", 11, false, ir::ReduceKind::Sum}, {"ReduceSum", 13, true, ir::ReduceKind::Sum},
-                          {"ReduceMean", 13, false, ir::ReduceKind::Mean}, {"ReduceMean", 18, true, ir::ReduceKind::Mean},
-                          {"ReduceMax", 17, false, ir::ReduceKind::Max}, {"ReduceMin", 18, true, ir::ReduceKind::Min}};
+    struct Case {
+        const char* op;
+        int64_t opset;
+        bool axes_input;
+        ir::ReduceKind kind;
+    };
+    const Case cases[] = {
+        {"ReduceSum", 11, false, ir::ReduceKind::Sum},   {"ReduceSum", 13, true, ir::ReduceKind::Sum},
+        {"ReduceMean", 13, false, ir::ReduceKind::Mean}, {"ReduceMean", 18, true, ir::ReduceKind::Mean},
+        {"ReduceMax", 17, false, ir::ReduceKind::Max},   {"ReduceMin", 18, true, ir::ReduceKind::Min}};
     for (const Case& c : cases) {
         OnnxModel m(c.opset);
         m.input("x", {2, 3, 5}).output("y");

@@ -1,8 +1,8 @@
 // fuzz_onnx_loader.cpp: libFuzzer target for the ONNX loader. Any input must end in a graph or a strata::Error
 // with a user-facing code; a crash, a sanitizer report, another exception or an internal error is a finding.
 #include <cstdint>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 
 #include "frontend/onnx/onnx_import.h"
 

@@ -11,8 +11,10 @@ namespace {
 Tensor ints(std::vector<int64_t> v, DType dtype = DType::i64) {
     Tensor t = Tensor::empty(dtype, {static_cast<int64_t>(v.size())});
     for (size_t i = 0; i < v.size(); ++i) {
-        if (dtype == DType::i64) t.data<int64_t>()[i] = v[i];
-        else t.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+        if (dtype == DType::i64)
+            t.data<int64_t>()[i] = v[i];
+        else
+            t.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
     }
     return t;
 }
@@ -53,8 +55,8 @@ TEST(AbsorbConstantParams, ComputedParameterStays) {
 
 TEST(AbsorbConstantParams, SliceAbsorbsConstantsAndKeepsComputedPositions) {
     Fixture f;
-    Node& n = f.add(OpKind::Slice, {f.x, f.c(ints({1}, DType::i32)), f.computed, f.c(ints({2})), kNoValue},
-                    SliceAttrs{});
+    Node& n =
+        f.add(OpKind::Slice, {f.x, f.c(ints({1}, DType::i32)), f.computed, f.c(ints({2})), kNoValue}, SliceAttrs{});
     EXPECT_TRUE(absorb_constant_params(f.g, n));
     const auto& a = n.attr<SliceAttrs>();
     EXPECT_EQ(a.starts, (std::vector<int64_t>{1}));
