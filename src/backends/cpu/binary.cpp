@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "backends/cpu/cpu_common.h"
+#include "backends/cpu/simd.h"
 #include "core/check.h"
 
 namespace strata::backends::cpu {
@@ -38,17 +39,18 @@ std::optional<BroadcastView> broadcast_view(const Shape& small, const Shape& out
     return v;
 }
 
+// The arithmetic kinds are generic lambdas (float or Vec4, see simd.h); Pow runs one float at a time.
 template <class Body> void with_binary_fn(ir::BinaryKind kind, Body&& body) {
     using K = ir::BinaryKind;
     switch (kind) {
-        case K::Add: return body([](float a, float b) { return a + b; });
-        case K::Sub: return body([](float a, float b) { return a - b; });
-        case K::Mul: return body([](float a, float b) { return a * b; });
-        case K::Div: return body([](float a, float b) { return a / b; });
+        case K::Add: return body([](auto a, auto b) { return a + b; });
+        case K::Sub: return body([](auto a, auto b) { return a - b; });
+        case K::Mul: return body([](auto a, auto b) { return a * b; });
+        case K::Div: return body([](auto a, auto b) { return a / b; });
         case K::Pow: return body([](float a, float b) { return std::pow(a, b); });
-        case K::Max: return body([](float a, float b) { return std::max(a, b); });
-        case K::Min: return body([](float a, float b) { return std::min(a, b); });
-        case K::PRelu: return body([](float a, float b) { return a >= 0.0f ? a : a * b; });
+        case K::Max: return body([](auto a, auto b) { return vmax(a, b); });
+        case K::Min: return body([](auto a, auto b) { return vmin(a, b); });
+        case K::PRelu: return body([](auto a, auto b) { return vselect_nonneg(a, a, a * b); });
     }
     STRATA_ASSERT(false, "binary kind {} has no CPU definition", static_cast<int>(kind));
 }
@@ -80,29 +82,26 @@ void binary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tens
     const float* small = (a_is_big ? b : a).data<float>();
     const BroadcastView v = *broadcast_view((a_is_big ? b : a).shape(), out);
     with_binary_fn(node.attr<ir::BinaryAttrs>().kind, [&](auto f) {
-        auto g = [&](float big_value, float small_value) {
+        // g(big, small) restores the operands' order; the trailing return types keep Vec4 overloads SFINAE-visible.
+        auto g = [&](auto big_value, auto small_value) -> decltype(f(big_value, small_value)) {
             return a_is_big ? f(big_value, small_value) : f(small_value, big_value);
+        };
+        // Rows of `count` big values against one small value s.
+        auto run_row = [&](const float* in, float* o, int64_t count, float s) {
+            map(in, o, count, [&](auto p) -> decltype(g(p, p)) { return g(p, splat<decltype(p)>(s)); });
         };
         if (v.mid == n || v.mid == 1) {  // same shape, or a scalar: flat chunks
             const bool scalar = v.mid == 1 && n > 1;
             parallel_for(ctx, (n + kGrain - 1) / kGrain, [&](int64_t begin, int64_t end) {
-                const int64_t last = std::min(n, end * kGrain);
-                if (scalar) {
-                    const float s = small[0];
-                    for (int64_t i = begin * kGrain; i < last; ++i) y[i] = g(big[i], s);
-                } else {
-                    for (int64_t i = begin * kGrain; i < last; ++i) y[i] = g(big[i], small[i]);
-                }
+                const int64_t first = begin * kGrain, count = std::min(n, end * kGrain) - first;
+                if (scalar) run_row(big + first, y + first, count, small[0]);
+                else map2(big + first, small + first, y + first, count, g);
             });
             return;
         }
         parallel_for(ctx, v.outer * v.mid, [&](int64_t begin, int64_t end) {
-            for (int64_t row = begin; row < end; ++row) {
-                const float s = small[row % v.mid];
-                const float* in = big + row * v.inner;
-                float* o = y + row * v.inner;
-                for (int64_t i = 0; i < v.inner; ++i) o[i] = g(in[i], s);
-            }
+            for (int64_t row = begin; row < end; ++row)
+                run_row(big + row * v.inner, y + row * v.inner, v.inner, small[row % v.mid]);
         });
     });
 }

@@ -7,6 +7,7 @@
 
 #include "backends/cpu/conv_params.h"
 #include "backends/cpu/cpu_common.h"
+#include "backends/cpu/simd.h"
 #include "backends/cpu/unary_fn.h"
 
 namespace strata::backends::cpu {
@@ -28,14 +29,32 @@ void accumulate_row_checked(const float* row, const float* w, const Conv2dParams
     }
 }
 
-// The interior: every tap in range, K and S known at compile time.
+// The interior: every tap in range, K and S known at compile time, four output columns per step. Stride 2 gathers
+// the even inputs from two overlapping loads that stay inside the taps' span (no read past the row's last tap).
 template <int K, int S>
 void accumulate_row_interior(const float* row, const float* w, int64_t pad_left, int64_t first, int64_t last,
                              float* out) {
+    static_assert(S == 1 || S == 2);
     float wk[K];
     for (int k = 0; k < K; ++k) wk[k] = w[k];
     const float* base = row - pad_left;
-    for (int64_t ow = first; ow < last; ++ow) {
+    int64_t ow = first;
+    for (; ow + 4 <= last; ow += 4) {
+        Vec4 acc = load4(out + ow);
+        for (int k = 0; k < K; ++k) {
+            const float* p = base + ow * S + k;
+            Vec4 x;
+            if constexpr (S == 1) {
+                x = load4(p);
+            } else {
+                const Vec4 lo = load4(p), hi = load4(p + 3);  // p[0..3], p[3..6] -> p[0], p[2], p[4], p[6]
+                x = __builtin_shufflevector(lo, hi, 0, 2, 5, 7);
+            }
+            acc += wk[k] * x;
+        }
+        store4(out + ow, acc);
+    }
+    for (; ow < last; ++ow) {
         float sum = 0.0f;
         for (int k = 0; k < K; ++k) sum += wk[k] * base[ow * S + k];
         out[ow] += sum;
@@ -76,7 +95,7 @@ void depthwise_plane(const float* in, const float* w, float bias, float* out, co
             if (interior) interior(row, wk, p.pad_left, lo, hi, o);
             accumulate_row_checked(row, wk, p, hi, p.out_w, o);
         }
-        for (int64_t ow = 0; ow < p.out_w; ++ow) o[ow] = act(o[ow]);
+        map_inplace(o, p.out_w, 0.0f, act);
     }
 }
 

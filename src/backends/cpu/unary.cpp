@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "backends/cpu/cpu_common.h"
+#include "backends/cpu/simd.h"
 #include "backends/cpu/unary_fn.h"
 
 namespace strata::backends::cpu {
@@ -23,8 +24,8 @@ void unary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tenso
     const int64_t n = inputs[0].numel();
     with_unary_fn(node.attr<ir::UnaryAttrs>(), [&](auto f) {
         parallel_for(ctx, (n + kGrain - 1) / kGrain, [&](int64_t begin, int64_t end) {
-            const int64_t last = std::min(n, end * kGrain);
-            for (int64_t i = begin * kGrain; i < last; ++i) y[i] = f(x[i]);
+            const int64_t first = begin * kGrain, last = std::min(n, end * kGrain);
+            map(x + first, y + first, last - first, f);
         });
     });
 }
