@@ -47,10 +47,10 @@ template <class Body> void with_binary_fn(ir::BinaryKind kind, Body&& body) {
         case K::Sub: return body([](auto a, auto b) { return a - b; });
         case K::Mul: return body([](auto a, auto b) { return a * b; });
         case K::Div: return body([](auto a, auto b) { return a / b; });
-        case K::Pow: return body([](float a, float b) { return std::pow(a, b); });
-        case K::Max: return body([](auto a, auto b) { return vmax(a, b); });
-        case K::Min: return body([](auto a, auto b) { return vmin(a, b); });
-        case K::PRelu: return body([](auto a, auto b) { return vselect_nonneg(a, a, a * b); });
+        case K::Pow: return body([](float a, float b) { return static_cast<float>(std::pow(double{a}, double{b})); });
+        case K::Max: return body([](auto a, auto b) { return max_nan(a, b); });
+        case K::Min: return body([](auto a, auto b) { return min_nan(a, b); });
+        case K::PRelu: return body([](auto a, auto b) { return select_negative(a, a * b, a); });
     }
     STRATA_ASSERT(false, "binary kind {} has no CPU definition", static_cast<int>(kind));
 }

@@ -24,14 +24,15 @@ template <class T> inline T splat(float v) {
     else return v;
 }
 
-inline float vmax(float a, float b) { return a > b ? a : b; }
-inline float vmin(float a, float b) { return a < b ? a : b; }
-inline Vec4 vmax(Vec4 a, Vec4 b) { return a > b ? a : b; }
-inline Vec4 vmin(Vec4 a, Vec4 b) { return a < b ? a : b; }
-inline float vselect_nonneg(float x, float if_nonneg, float otherwise) { return x >= 0.0f ? if_nonneg : otherwise; }
-inline Vec4 vselect_nonneg(Vec4 x, Vec4 if_nonneg, Vec4 otherwise) {
-    return x >= splat<Vec4>(0.0f) ? if_nonneg : otherwise;
+// Clamps and selects that let NaN in x through (x < lo and x > hi are false for NaN), as the reference does.
+template <class T> inline T clamp_below(T x, float lo) { return x < splat<T>(lo) ? splat<T>(lo) : x; }
+template <class T> inline T clamp_above(T x, float hi) { return x > splat<T>(hi) ? splat<T>(hi) : x; }
+template <class T> inline T select_negative(T x, T if_negative, T otherwise) {
+    return x < splat<T>(0.0f) ? if_negative : otherwise;
 }
+// max/min that return NaN when either operand is NaN (x != x only for NaN).
+template <class T> inline T max_nan(T a, T b) { return a != a ? a : (a > b ? a : b); }
+template <class T> inline T min_nan(T a, T b) { return a != a ? a : (a < b ? a : b); }
 
 /// True when f can be applied to a Vec4 (the piecewise-linear functions); others run one float at a time.
 template <class F> inline constexpr bool kVectorisable = std::is_invocable_r_v<Vec4, F, Vec4>;
