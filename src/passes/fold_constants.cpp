@@ -3,7 +3,8 @@
 // Matches: a node whose inputs are all constants (or absent), and a Shape node whose input has a fully known shape
 // (no -1 dims: the batch has been fixed by set_batch). Nodes are visited in topological order, and each first absorbs
 // the parameter inputs that earlier folds made constant (NOTE [constant parameters] in ir/graph.h), so one run folds
-// whole chains (Shape -> Gather -> Unsqueeze -> Concat) and the Reshape they fed becomes a plain Reshape.
+// whole chains (Shape -> Gather -> Unsqueeze -> Concat) and the Reshape they fed becomes a plain Reshape. Shapes are
+// re-inferred as the walk goes, so a Shape of that Reshape's output folds in the same run.
 // Not folded: a node producing a graph output (outputs stay produced by a node), and a node whose results would
 // exceed kMaxFoldedBytes (a ConstantOfShape of 100 MB is cheaper to compute than to store in a plan).
 // Safe because the reference backend computes the same values the node would compute at run time.
@@ -86,7 +87,11 @@ bool fold_constants(ir::Graph& graph) {
         ir::Node& node = graph.nodes()[i];
         changed |= ir::absorb_constant_params(graph, node);
         std::vector<Tensor> results = try_fold(graph, node);
-        if (results.empty()) continue;
+        if (results.empty()) {
+            // A node that just absorbed a parameter may now have static shapes, which a later Shape node needs.
+            infer_node_shapes_if_static(graph, node);
+            continue;
+        }
         STRATA_ASSERT(results.size() == node.outputs.size(), "{}: folding gave {} results for {} outputs",
                       ir::node_label(node), results.size(), node.outputs.size());
         for (size_t k = 0; k < results.size(); ++k) {

@@ -2,6 +2,7 @@
 #include "passes/pass_util.h"
 
 #include "core/check.h"
+#include "ir/shape_inference.h"
 
 namespace strata::passes {
 
@@ -33,6 +34,22 @@ bool is_f32_constant(const ir::Graph& graph, ir::ValueId v, const Shape& shape) 
     if (!graph.is_constant(v)) return false;
     const Tensor& t = *graph.value(v).constant;
     return t.dtype() == DType::f32 && t.shape() == shape;
+}
+
+bool infer_node_shapes_if_static(ir::Graph& graph, ir::Node& node) {
+    bool inputs_known = true;
+    for (ir::ValueId in : node.inputs)
+        if (in != ir::kNoValue && !graph.value(in).has_shape) inputs_known = false;
+    if (inputs_known && !node.outputs.empty()) {
+        try {
+            ir::infer_node_shapes(graph, node);
+            return true;
+        } catch (const Error& e) {
+            if (e.code() != StatusCode::unsupported) throw;
+        }
+    }
+    for (ir::ValueId out : node.outputs) graph.value(out).has_shape = false;
+    return false;
 }
 
 void NodeEraser::kill(size_t index) {

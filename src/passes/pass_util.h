@@ -23,6 +23,11 @@ std::optional<float> scalar_constant(const ir::Graph& graph, ir::ValueId v);
 /// True if `v` is a float32 constant with the given shape.
 bool is_f32_constant(const ir::Graph& graph, ir::ValueId v, const Shape& shape);
 
+/// Infers the node's output shapes if its inputs' shapes are known and its parameters are not computed (NOTE
+/// [constant parameters]: "unsupported: dynamic ..." until fold_constants has run); otherwise marks its outputs
+/// unknown. Returns whether the shapes are known. Other errors (a malformed node) propagate.
+bool infer_node_shapes_if_static(ir::Graph& graph, ir::Node& node);
+
 /// Collects the nodes a pass has made dead while it walks the node list by index, and erases them at the end, so
 /// that indices stay valid during the walk. A killed node loses its inputs and outputs at once, so producer and
 /// consumer queries stop seeing it.

@@ -5,32 +5,18 @@
 #include "core/check.h"
 #include "ir/shape_inference.h"
 #include "ir/verify.h"
+#include "passes/pass_util.h"
 #include "passes/passes.h"
 
 namespace strata::passes {
 namespace {
 
 // Shapes as far as they can be known before fold_constants has run. An exported graph computes some parameters
-// (Reshape's shape, Slice's starts) from Shape nodes; until those are folded and absorbed, inferring such a node is
-// "unsupported: dynamic ...". Those nodes (and what depends on them) keep unknown shapes here; passes treat unknown
-// shapes as "does not apply", and the strict ir::infer_shapes at the end of run_pipeline reports what remains.
+// (Reshape's shape, Slice's starts) from Shape nodes; until those are folded and absorbed, such a node (and what
+// depends on it) keeps unknown shapes here. Passes treat unknown shapes as "does not apply", and the strict
+// ir::infer_shapes at the end of run_pipeline reports whatever is still dynamic.
 void infer_shapes_tolerant(ir::Graph& graph) {
-    for (ir::Node& node : graph.nodes()) {
-        bool inputs_known = true;
-        for (ir::ValueId in : node.inputs)
-            if (in != ir::kNoValue && !graph.value(in).has_shape) inputs_known = false;
-        bool inferred = false;
-        if (inputs_known) {
-            try {
-                ir::infer_node_shapes(graph, node);
-                inferred = true;
-            } catch (const Error& e) {
-                if (e.code() != StatusCode::unsupported) throw;
-            }
-        }
-        if (!inferred)
-            for (ir::ValueId out : node.outputs) graph.value(out).has_shape = false;
-    }
+    for (ir::Node& node : graph.nodes()) infer_node_shapes_if_static(graph, node);
 }
 
 bool debug_enabled() {
