@@ -145,6 +145,7 @@ void infer_conv(NodeContext& ctx) {
     const Shape& wt = ctx.shape(1);
     auto& a = ctx.node().attr<ConvAttrs>();
     check_spatial_rank(ctx, x);
+    ctx.require_same_dtype();
     STRATA_CHECK(wt.size() == x.size(), StatusCode::invalid_argument,
                  "{}: weight {} must have the rank of the input {}", ctx.label(), shape_str(wt), shape_str(x));
     size_t n = x.size() - 2;
@@ -173,6 +174,7 @@ void infer_conv_transpose(NodeContext& ctx) {
     const Shape& wt = ctx.shape(1);
     auto& a = ctx.node().attr<ConvTransposeAttrs>();
     check_spatial_rank(ctx, x);
+    ctx.require_same_dtype();
     STRATA_CHECK(wt.size() == x.size(), StatusCode::invalid_argument,
                  "{}: weight {} must have the rank of the input {}", ctx.label(), shape_str(wt), shape_str(x));
     STRATA_CHECK(a.group >= 1, StatusCode::invalid_argument, "{}: group {} must be >= 1", ctx.label(), a.group);

@@ -39,6 +39,9 @@ public:
     std::vector<int64_t> required_param(const std::optional<std::vector<int64_t>>& attr, size_t input,
                                         const char* what) const;
 
+    /// Checks that every present input from `first` on has input `first`'s dtype (ONNX's single type T).
+    void require_same_dtype(size_t first = 0) const;
+
     /// Normalises a possibly negative axis into [0, rank); throws naming the op and the attribute.
     int64_t axis(int64_t axis, int64_t rank, const char* what) const;
 
