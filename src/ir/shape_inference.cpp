@@ -43,6 +43,12 @@ void NodeContext::require_same_dtype(size_t first) const {
     }
 }
 
+void NodeContext::check_magnitude(const std::vector<int64_t>& v, const char* what) const {
+    for (int64_t x : v)
+        STRATA_CHECK(x >= -kMaxDim && x <= kMaxDim, StatusCode::invalid_argument,
+                     "{}: {} entry {} is out of range (at most {} in magnitude)", label(), what, x, kMaxDim);
+}
+
 static std::vector<int64_t> read_int_constant(const Tensor& t, const std::string& label, const char* what) {
     std::vector<int64_t> r(static_cast<size_t>(t.numel()));
     if (t.dtype() == DType::i64) {

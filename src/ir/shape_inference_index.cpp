@@ -36,6 +36,7 @@ void infer_split(NodeContext& ctx) {
         STRATA_CHECK(sizes->size() == parts, StatusCode::invalid_argument, "{}: split {} has {} sizes for {} outputs",
                      ctx.label(), list_str(*sizes), sizes->size(), parts);
         int64_t sum = 0;
+        ctx.check_magnitude(*sizes, "split");
         for (int64_t s : *sizes) {
             STRATA_CHECK(s >= 0, StatusCode::invalid_argument, "{}: split {} has a negative size", ctx.label(),
                          list_str(*sizes));
@@ -106,7 +107,7 @@ void infer_slice(NodeContext& ctx) {
         STRATA_CHECK(a.steps[i] != 0, StatusCode::invalid_argument, "{}: steps {} has a 0", ctx.label(),
                      list_str(a.steps));
         if (x[axis] >= 0)
-            out[axis] = slice_count(x[axis], saturate((*a.starts)[i]), saturate((*a.ends)[i]), a.steps[i]);
+            out[axis] = slice_count(x[axis], saturate((*a.starts)[i]), saturate((*a.ends)[i]), saturate(a.steps[i]));
     }
     ctx.set_output(0, ctx.dtype(0), out);
 }
@@ -116,6 +117,7 @@ void infer_pad(NodeContext& ctx) {
     auto& a = ctx.node().attr<PadAttrs>();
     a.pads = ctx.required_param(a.pads, 1, "pads");
     const auto& pads = *a.pads;
+    ctx.check_magnitude(pads, "pads");
     STRATA_CHECK(pads.size() == 2 * x.size(), StatusCode::invalid_argument,
                  "{}: pads {} must have 2 entries per dim of the input {} (all begins, then all ends)", ctx.label(),
                  list_str(pads), shape_str(x));
@@ -168,6 +170,7 @@ void infer_gather(NodeContext& ctx) {
 void infer_constant_of_shape(NodeContext& ctx) {
     auto& a = ctx.node().attr<ConstantOfShapeAttrs>();
     a.shape = ctx.required_param(a.shape, 0, "shape");
+    ctx.check_magnitude(*a.shape, "shape");
     for (int64_t d : *a.shape)
         STRATA_CHECK(d >= 0, StatusCode::invalid_argument, "{}: shape {} has a negative dim", ctx.label(),
                      list_str(*a.shape));

@@ -122,6 +122,7 @@ TEST(ShapeInferenceSlice, NegativeClampedAndStepped) {
     EXPECT_EQ(infer_one(OpKind::Slice, {{10, 7}}, slice({20}, {2}, {1}, {-3})), (Shape{10, 2}));  // 6, 3
     EXPECT_EQ(infer_one(OpKind::Slice, {{10, 7}}, slice({5}, {2}, {0})), (Shape{0, 7}));
     EXPECT_EQ(infer_one(OpKind::Slice, {{-1, 7}}, slice({1}, {kMax}, {1}, {3})), (Shape{-1, 2}));
+    EXPECT_EQ(infer_one(OpKind::Slice, {{10, 7}}, slice({kMax}, {kMin}, {0}, {kMin})), (Shape{1, 7}));  // no overflow
 }
 
 TEST(ShapeInferenceSlice, FillsAxesAndSteps) {
@@ -142,6 +143,8 @@ TEST(ShapeInferencePad, GrowAndCrop) {
     EXPECT_EQ(infer_one(OpKind::Pad, {{-1, 3, 5}}, a), (Shape{-1, 6, 2}));
     a.pads = std::vector<int64_t>{1, 2};
     expect_infer_error(OpKind::Pad, {{2, 3, 5}}, a, {"Pad 'n'", "[1,2]", "[2,3,5]"});
+    a.pads = std::vector<int64_t>{kMax, kMax};  // a corrupt file: refused, not overflowed
+    expect_infer_error(OpKind::Pad, {{2}}, a, {"Pad 'n'", "out of range"});
     a.pads = std::vector<int64_t>{-3, 0};
     expect_infer_error(OpKind::Pad, {{2}}, a, {"Pad 'n'", "[-3,0]"});
 }
