@@ -88,7 +88,9 @@ ThreadPool::~ThreadPool() {
     for (std::thread& t : impl_->workers) t.join();
 }
 
-int ThreadPool::size() const { return static_cast<int>(impl_->workers.size()) + 1; }
+int ThreadPool::size() const {
+    return static_cast<int>(impl_->workers.size()) + 1;
+}
 
 void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;

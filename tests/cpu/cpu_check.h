@@ -30,9 +30,12 @@ inline std::vector<Tensor> node_inputs(const ir::Graph& graph, const ir::Node& n
                                        const std::map<ir::ValueId, Tensor>& feeds) {
     std::vector<Tensor> inputs;
     for (ir::ValueId id : node.inputs) {
-        if (id == ir::kNoValue) inputs.emplace_back();
-        else if (graph.is_constant(id)) inputs.push_back(*graph.value(id).constant);
-        else inputs.push_back(feeds.at(id));
+        if (id == ir::kNoValue)
+            inputs.emplace_back();
+        else if (graph.is_constant(id))
+            inputs.push_back(*graph.value(id).constant);
+        else
+            inputs.push_back(feeds.at(id));
     }
     return inputs;
 }

@@ -48,7 +48,8 @@ TEST(CpuBinary, EveryKindAndBroadcastMatchesReference) {
     for (int k = 0; k <= static_cast<int>(BinaryKind::PRelu); ++k) {
         const auto kind = static_cast<BinaryKind>(k);
         for (const BinaryCase& bc : kBroadcasts) {
-            if (kind == BinaryKind::PRelu && shape_numel(bc.a) < shape_numel(bc.b)) continue;  // the slope broadcasts to X
+            if (kind == BinaryKind::PRelu && shape_numel(bc.a) < shape_numel(bc.b))
+                continue;  // the slope broadcasts to X
             ir::Builder b("binary");
             ir::ValueId x = b.input("a", DType::f32, bc.a);
             ir::ValueId y = b.input("b", DType::f32, bc.b);
@@ -60,10 +61,9 @@ TEST(CpuBinary, EveryKindAndBroadcastMatchesReference) {
             const double lo_b = kind == BinaryKind::Div ? 0.5 : -2.0;
             std::map<ir::ValueId, Tensor> feeds{{x, random_tensor(DType::f32, bc.a, seed, lo_a, 2.0)},
                                                 {y, random_tensor(DType::f32, bc.b, seed + 1, lo_b, 2.0)}};
-            expect_tactic_matches_reference(*graph, feeds, "cpu.binary",
-                                            fmt::format("{} {} {}", ir::binary_kind_name(kind), shape_str(bc.a),
-                                                        shape_str(bc.b)),
-                                            seed);
+            expect_tactic_matches_reference(
+                *graph, feeds, "cpu.binary",
+                fmt::format("{} {} {}", ir::binary_kind_name(kind), shape_str(bc.a), shape_str(bc.b)), seed);
         }
     }
 }

@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char* kTactic = "cpu.conv2d_im2col_gemm";
 constexpr int64_t kScratchFloats = int64_t{1} << 18;  // 1 MiB of im2col per block
-constexpr int64_t kMinBlockCols = 64;                  // narrower GEMMs lose more to packing than they gain
+constexpr int64_t kMinBlockCols = 64;                 // narrower GEMMs lose more to packing than they gain
 
 // One im2col row: the `count` output columns starting at output position (oh, ow) for kernel tap (ky, kx) of one
 // input channel plane. Out-of-range taps read the zero padding.

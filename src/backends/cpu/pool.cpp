@@ -45,7 +45,8 @@ std::string pool2d_reason(const ir::Graph& graph, const ir::Node& node, const ch
     if (std::string r = require_static_shapes(graph, node, tactic); !r.empty()) return r;
     if (node.outputs.size() != 1) return fmt::format("{}: only the pooled output (no indices)", tactic);
     const size_t rank = graph.value(node.input(0)).shape.size();
-    if (rank != 3 && rank != 4) return fmt::format("{}: {}-D pooling not supported (1-D and 2-D only)", tactic, rank - 2);
+    if (rank != 3 && rank != 4)
+        return fmt::format("{}: {}-D pooling not supported (1-D and 2-D only)", tactic, rank - 2);
     const auto& a = node.attr<ir::PoolAttrs>();
     const size_t spatial = rank - 2;
     if (a.kernel.size() != spatial || a.strides.size() != spatial || a.pads_begin.size() != spatial ||
@@ -57,7 +58,8 @@ std::string pool2d_reason(const ir::Graph& graph, const ir::Node& node, const ch
 
 // Calls visit(oh, ow, ih, iw) for every in-image tap of every output position of one plane, in output order;
 // done(oh, ow, taps) after each window.
-template <class Visit, class Done> void for_each_window(const Pool2dParams& p, Visit visit, Done done) {
+template <class Visit, class Done>
+void for_each_window(const Pool2dParams& p, Visit visit, Done done) {
     for (int64_t oh = 0; oh < p.out_h; ++oh)
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
             int64_t taps = 0;
