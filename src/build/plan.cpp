@@ -1,0 +1,79 @@
+// plan.cpp: build_plan, the builder's whole pipeline from a graph to a Plan (DESIGN.md: "build once, then run").
+#include "build/plan.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "ir/shape_inference.h"
+#include "ir/verify.h"
+#include "passes/pass.h"
+
+namespace strata::build {
+
+namespace {
+
+void check_options(const BuildOptions& options) {
+    if (options.device.kind == Device::Kind::cuda) STRATA_UNSUPPORTED("the CUDA backend is not built yet (--device cpu)");
+    if (options.precision != Precision::fp32)
+        STRATA_UNSUPPORTED("precision {} on the CPU (only fp32 is implemented)", precision_name(options.precision));
+    STRATA_CHECK(options.batch >= 0, StatusCode::invalid_argument, "batch size {} is negative (0 = the model's own)",
+                 options.batch);
+    STRATA_CHECK(options.threads >= 0, StatusCode::invalid_argument,
+                 "thread count {} is negative (0 = one per core)", options.threads);
+}
+
+// The batch asked for, else the model's static batch (the first input with a fixed first dim), else 1.
+int64_t resolve_batch(const ir::Graph& graph, const BuildOptions& options) {
+    if (options.batch > 0) return options.batch;
+    for (ir::ValueId in : graph.inputs()) {
+        const ir::Value& v = graph.value(in);
+        if (v.has_shape && !v.shape.empty() && v.shape[0] > 0) return v.shape[0];
+    }
+    return 1;
+}
+
+// Only the batch may be dynamic, and set_batch has fixed it: any other unknown dim cannot be planned.
+void check_static_inputs(const ir::Graph& graph) {
+    for (ir::ValueId in : graph.inputs()) {
+        const ir::Value& v = graph.value(in);
+        bool known = v.has_shape && std::all_of(v.shape.begin(), v.shape.end(), [](int64_t d) { return d >= 0; });
+        STRATA_CHECK(known, StatusCode::unsupported,
+                     "unsupported: dynamic shape: input '{}' has shape {}; only the batch (first) dimension may be "
+                     "dynamic",
+                     v.name, v.has_shape ? shape_str(v.shape) : std::string("of unknown rank"));
+    }
+}
+
+std::vector<Step> choose_tactics(const Plan& plan) {
+    const auto& registry = backends::TacticRegistry::global();
+    std::vector<Step> steps;
+    const auto& nodes = plan.graph.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        Step step{i, nullptr, {}};
+        if (!plan.memory.aliased[i])
+            step.tactic = select_tactic(registry, plan.graph, nodes[i], backends::Backend::cpu, step.refused);
+        steps.push_back(std::move(step));
+    }
+    return steps;
+}
+
+}  // namespace
+
+Plan build_plan(const ir::Graph& graph, const BuildOptions& options) {
+    check_options(options);
+    Plan plan;
+    plan.options = options;
+    plan.graph = graph;
+    ir::verify(plan.graph);
+    plan.batch = resolve_batch(plan.graph, options);
+    passes::set_batch(plan.graph, plan.batch);
+    check_static_inputs(plan.graph);
+    ir::infer_shapes(plan.graph);
+    if (options.optimize) passes::run_pipeline(plan.graph, passes::default_pipeline());
+    ir::verify(plan.graph);
+    plan.memory = plan_memory(plan.graph);
+    plan.steps = choose_tactics(plan);
+    return plan;
+}
+
+}  // namespace strata::build
