@@ -22,8 +22,7 @@ struct ConvCase {
 
     std::string str() const {
         return fmt::format("N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}", n, c, h, w, m,
-                           kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
-                           act ? ir::unary_kind_name(*act) : "none");
+                           kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias, act ? kind_label(*act) : "none");
     }
 };
 
@@ -63,6 +62,8 @@ const ConvCase kGemmCases[] = {
     {2, 6, 13, 11, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, true},    // groups 3
     {1, 8, 12, 9, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, false},    // pointwise, groups 2
     {1, 64, 37, 39, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // K = 576: several column blocks per image
+    {1, 24, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},    // 49 columns: output channels split in blocks
+    {1, 10, 6, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},    // the same with im2col
     {3, 5, 0, 41, 6, 1, 4, 1, 2, 1, 1, 0, 3, 0, 2, 1, true},     // 1-D
     {1, 3, 4, 5, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},      // kernel larger than the image: mostly padding
 };

@@ -23,7 +23,7 @@ TEST(CpuUnary, EveryKindMatchesReference) {
         auto graph = b.finish();
         seed += 10;
         Tensor data = random_tensor(DType::f32, shape, seed, positive ? 0.1 : -4.0, 4.0);
-        expect_tactic_matches_reference(*graph, {{x, data}}, "cpu.unary", ir::unary_kind_name(kind), seed);
+        expect_tactic_matches_reference(*graph, {{x, data}}, "cpu.unary", kind_label(kind), seed);
     }
 }
 
@@ -61,9 +61,9 @@ TEST(CpuBinary, EveryKindAndBroadcastMatchesReference) {
             const double lo_b = kind == BinaryKind::Div ? 0.5 : -2.0;
             std::map<ir::ValueId, Tensor> feeds{{x, random_tensor(DType::f32, bc.a, seed, lo_a, 2.0)},
                                                 {y, random_tensor(DType::f32, bc.b, seed + 1, lo_b, 2.0)}};
-            expect_tactic_matches_reference(
-                *graph, feeds, "cpu.binary",
-                fmt::format("{} {} {}", ir::binary_kind_name(kind), shape_str(bc.a), shape_str(bc.b)), seed);
+            expect_tactic_matches_reference(*graph, feeds, "cpu.binary",
+                                            fmt::format("{} {} {}", kind_label(kind), shape_str(bc.a), shape_str(bc.b)),
+                                            seed);
         }
     }
 }

@@ -57,8 +57,8 @@ TEST(CpuFullyConnected, MatchesReferenceWithBiasAndActivations) {
                 if (bias) inputs.push_back(b.constant("bias", random_tensor(DType::f32, {m}, seed + 2)));
                 b.output(b.op(ir::OpKind::FullyConnected, inputs, ir::FullyConnectedAttrs{act}));
                 auto graph = b.finish();
-                const std::string config = fmt::format("N{} M{} K{} bias{} act {}", n, m, k, bias,
-                                                       act ? ir::unary_kind_name(act->kind) : "none");
+                const std::string config =
+                    fmt::format("N{} M{} K{} bias{} act {}", n, m, k, bias, act ? kind_label(act->kind) : "none");
                 expect_tactic_matches_reference(*graph, {{x, random_tensor(DType::f32, {n, k}, seed)}},
                                                 "cpu.fully_connected", config, seed);
             }
