@@ -89,6 +89,38 @@ TEST(DefaultPipeline, EveryPassIsFoundByName) {
     EXPECT_EQ(find_pass("no_such_pass"), nullptr);
 }
 
+// A pass that breaks the graph (a node reading a value nothing defines) must be caught by run_pipeline's verify and
+// reported as a bug naming the pass, not left for a kernel to trip over.
+bool break_graph(ir::Graph& graph) {
+    ir::ValueId ghost = graph.add_value("ghost", DType::f32, {3, 5});
+    graph.nodes()[0].inputs[0] = ghost;
+    return true;
+}
+
+TEST(RunPipeline, ReportsAPassThatLeavesAnInvalidGraph) {
+    ir::Builder b("g");
+    b.output(b.relu(b.input("x", DType::f32, {3, 5})), "y");
+    auto g = b.finish();
+    try {
+        run_pipeline(*g, {{"break_graph", break_graph}});
+        FAIL() << "run_pipeline accepted an invalid graph";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), StatusCode::internal);
+        EXPECT_NE(std::string(e.what()).find("break_graph"), std::string::npos) << e.what();
+    }
+}
+
+TEST(RunPipeline, LeavesEveryValueWithAShape) {
+    auto g = small_network();
+    set_batch(*g, 2);
+    run_pipeline(*g, default_pipeline());
+    for (const ir::Node& n : g->nodes())
+        for (ir::ValueId out : n.outputs) {
+            EXPECT_TRUE(g->value(out).has_shape) << ir::node_label(n);
+            EXPECT_EQ(g->value(out).shape.empty() ? 2 : g->value(out).shape[0], 2) << ir::node_label(n);
+        }
+}
+
 // The exported models of shared/models through set_batch and the default pipeline: what must be gone afterwards
 // (shape arithmetic, identities, unfused activations, Gemm) and the logits against PyTorch's.
 class ExportedModel : public ::testing::TestWithParam<const char*> {};
