@@ -52,7 +52,8 @@ std::optional<std::vector<int64_t>> NodeContext::param(const std::optional<std::
     ValueId id = node_.input(input);
     if (id == kNoValue) return std::nullopt;
     const Value& v = graph_.value(id);
-    if (!v.constant) STRATA_UNSUPPORTED("dynamic {} of {} (input '{}' is computed, not a constant)", what, label(), v.name);
+    if (!v.constant)
+        STRATA_UNSUPPORTED("dynamic {} of {} (input '{}' is computed, not a constant)", what, label(), v.name);
     return read_int_constant(*v.constant, label(), what);
 }
 

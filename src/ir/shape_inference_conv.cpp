@@ -21,8 +21,8 @@ struct Window {
 
 void fill_default(NodeContext& ctx, std::vector<int64_t>& v, size_t n, int64_t value, const char* what, int64_t min) {
     if (v.empty()) v.assign(n, value);
-    STRATA_CHECK(v.size() == n, StatusCode::invalid_argument, "{}: {} has {} entries, expected {} (one per spatial dim)",
-                 ctx.label(), what, v.size(), n);
+    STRATA_CHECK(v.size() == n, StatusCode::invalid_argument,
+                 "{}: {} has {} entries, expected {} (one per spatial dim)", ctx.label(), what, v.size(), n);
     for (int64_t x : v)
         STRATA_CHECK(x >= min, StatusCode::invalid_argument, "{}: {} {} must be >= {}", ctx.label(), what, x, min);
 }
@@ -113,7 +113,8 @@ Shape transpose_spatial(NodeContext& ctx, ConvTransposeAttrs& a, const Shape& x)
     Shape out;
     for (size_t i = 0; i < n; ++i) {
         int64_t in = x[i + 2];
-        int64_t full = in < 0 ? kUnknown : a.strides[i] * (in - 1) + a.output_padding[i] + (a.kernel[i] - 1) * a.dilations[i] + 1;
+        int64_t dilated_kernel = (a.kernel[i] - 1) * a.dilations[i] + 1;
+        int64_t full = in < 0 ? kUnknown : a.strides[i] * (in - 1) + a.output_padding[i] + dilated_kernel;
         int64_t size = kUnknown;
         if (!target.empty()) size = target[i];
         else if (same) size = in < 0 ? kUnknown : in * a.strides[i];
@@ -121,7 +122,9 @@ Shape transpose_spatial(NodeContext& ctx, ConvTransposeAttrs& a, const Shape& x)
         else if (in >= 0) size = full - a.pads_begin[i] - a.pads_end[i];
         if (known && (!target.empty() || a.auto_pad != AutoPad::explicit_pads)) {
             int64_t total = a.auto_pad == AutoPad::valid && target.empty() ? 0 : full - size;
-            if (total < 0) STRATA_UNSUPPORTED("{}: output size {} beyond the full transposed convolution {}", ctx.label(), size, full);
+            if (total < 0)
+                STRATA_UNSUPPORTED("{}: output size {} beyond the full transposed convolution {}", ctx.label(), size,
+                                   full);
             split_transpose_pads(a, i, total);
         }
         STRATA_CHECK(size < 0 || size > 0, StatusCode::invalid_argument,

@@ -82,8 +82,8 @@ private:
 
     void check_node(const Node& n) {
         std::string label = fmt::format("graph '{}': {}", g_.name, node_label(n));
-        STRATA_CHECK(attrs_match(n), StatusCode::invalid_argument, "{} carries the attrs of another op (alternative {})",
-                     label, n.attrs.index());
+        STRATA_CHECK(attrs_match(n), StatusCode::invalid_argument,
+                     "{} carries the attrs of another op (alternative {})", label, n.attrs.index());
         Arity a = arity(n);
         STRATA_CHECK(n.inputs.size() >= a.min_inputs && n.inputs.size() <= a.max_inputs, StatusCode::invalid_argument,
                      "{} has {} inputs, expected {} to {}", label, n.inputs.size(), a.min_inputs, a.max_inputs);
@@ -93,7 +93,8 @@ private:
         for (size_t i = 0; i < n.inputs.size(); ++i) {
             ValueId id = n.inputs[i];
             if (id == kNoValue) {
-                STRATA_CHECK(i >= a.min_inputs, StatusCode::invalid_argument, "{}: required input {} is absent", label, i);
+                STRATA_CHECK(i >= a.min_inputs, StatusCode::invalid_argument, "{}: required input {} is absent", label,
+                             i);
                 continue;
             }
             check_id(id, fmt::format("{} input {}", label, i));
@@ -104,9 +105,11 @@ private:
         for (ValueId id : n.outputs) {
             check_id(id, label + " output");
             const Value& v = g_.value(id);
-            STRATA_CHECK(!produced_[static_cast<size_t>(id)] && !defined_[static_cast<size_t>(id)],
-                         StatusCode::invalid_argument, "{}: output '{}' is already defined ({})", label, v.name,
-                         v.constant ? "a constant" : produced_[static_cast<size_t>(id)] ? "by another node" : "a graph input");
+            const char* earlier = v.constant ? "a constant"
+                                  : produced_[static_cast<size_t>(id)] ? "by another node"
+                                                                       : "a graph input";
+            STRATA_CHECK(!defined_[static_cast<size_t>(id)], StatusCode::invalid_argument,
+                         "{}: output '{}' is already defined ({})", label, v.name, earlier);
             produced_[static_cast<size_t>(id)] = true;
             define(id);
         }

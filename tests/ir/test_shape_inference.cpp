@@ -78,7 +78,8 @@ TEST(ShapeInferenceConv, DynamicBatchPropagates) {
 }
 
 TEST(ShapeInferenceConv, MismatchesNameNodeOpAndShapes) {
-    expect_infer_error(OpKind::Conv, {{1, 4, 9, 9}, {8, 3, 3, 3}}, conv({}, {}), {"Conv 'n'", "[1,4,9,9]", "[8,3,3,3]"});
+    expect_infer_error(OpKind::Conv, {{1, 4, 9, 9}, {8, 3, 3, 3}}, conv({}, {}),
+                       {"Conv 'n'", "[1,4,9,9]", "[8,3,3,3]"});
     expect_infer_error(OpKind::Conv, {{1, 6, 9, 9}, {8, 2, 3, 3}}, conv({}, {}, {}, 4), {"Conv 'n'", "group 4"});
     expect_infer_error(OpKind::Conv, {{1, 3, 9, 9}, {8, 3, 3, 3}, {7}}, conv({}, {}), {"Conv 'n'", "bias", "[7]"});
     expect_infer_error(OpKind::Conv, {{1, 3, 2, 9}, {8, 3, 3, 3}}, conv({}, {}), {"Conv 'n'", "[1,3,2,9]"});
@@ -164,7 +165,8 @@ TEST(ShapeInferencePool, GlobalPools) {
 }
 
 TEST(ShapeInferenceNorm, BatchNormAndInstanceNorm) {
-    EXPECT_EQ(infer_one(OpKind::BatchNorm, {{-1, 3, 5, 7}, {3}, {3}, {3}, {3}}, BatchNormAttrs{}), (Shape{-1, 3, 5, 7}));
+    EXPECT_EQ(infer_one(OpKind::BatchNorm, {{-1, 3, 5, 7}, {3}, {3}, {3}, {3}}, BatchNormAttrs{}),
+              (Shape{-1, 3, 5, 7}));
     EXPECT_EQ(infer_one(OpKind::InstanceNorm, {{2, 3, 5}, {3}, {3}}, BatchNormAttrs{}), (Shape{2, 3, 5}));
     expect_infer_error(OpKind::BatchNorm, {{1, 3, 5, 7}, {3}, {3}, {4}, {3}}, BatchNormAttrs{},
                        {"BatchNorm 'n'", "[4]", "[1,3,5,7]"});
@@ -181,7 +183,8 @@ TEST(ShapeInferenceBinary, PReluSlopeBroadcastsToX) {
     EXPECT_EQ(infer_one(OpKind::Binary, {{-1, 3, 4, 5}, {3, 1, 1}}, BinaryAttrs{BinaryKind::PRelu}),
               (Shape{-1, 3, 4, 5}));
     // Would broadcast both ways, but the slope may not grow X.
-    expect_infer_error(OpKind::Binary, {{3, 1}, {3, 4}}, BinaryAttrs{BinaryKind::PRelu}, {"Binary 'n'", "[3,4]", "[3,1]"});
+    expect_infer_error(OpKind::Binary, {{3, 1}, {3, 4}}, BinaryAttrs{BinaryKind::PRelu},
+                       {"Binary 'n'", "[3,4]", "[3,1]"});
 }
 
 TEST(ShapeInferenceBinary, OutputDtypeFollowsInput) {
@@ -250,7 +253,8 @@ TEST(ShapeInferenceElementwise, UnaryIdentityDropoutCast) {
 TEST(ShapeInference, ChainWithDynamicBatchThenFixedBatch) {
     Builder b("g");
     ValueId x = b.input("x", DType::f32, {-1, 3, 15, 15});
-    ValueId y = b.conv(x, strata::test::random_tensor(DType::f32, {8, 3, 3, 3}, strata::test::test_seed()), std::nullopt, conv2d_attrs(3, 2, 1));
+    Tensor w = strata::test::random_tensor(DType::f32, {8, 3, 3, 3}, strata::test::test_seed());
+    ValueId y = b.conv(x, w, std::nullopt, conv2d_attrs(3, 2, 1));
     y = b.max_pool(b.relu(y), pool2d_attrs(2, 2, 0, true));
     y = b.flatten(b.global_avg_pool(y));
     b.output(y);

@@ -26,6 +26,7 @@ size_t first_parameter_input(ir::OpKind op) {
         case ir::OpKind::Unsqueeze:
         case ir::OpKind::Tile:
         case ir::OpKind::Expand:
+        case ir::OpKind::Reduce:  // axes (opset 18)
         case ir::OpKind::Unary: return 1;  // Clip's min and max
         default: return SIZE_MAX;
     }
