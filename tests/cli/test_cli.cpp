@@ -194,6 +194,19 @@ TEST_F(CliTest, RunImageInputMatchesTheEngineOnTheNormalisedImage) {
     EXPECT_LE(test::max_rel_error(got, run_in_process(load_image(path("cat.png"), 224, 224))), 1e-5);
 }
 
+// A real exported model with its PyTorch input and logits: the command line end to end (README tolerance for fp32).
+TEST_F(CliTest, RunOnnxFileMatchesPytorchLogits) {
+    STRATA_REQUIRE_SHARED_PATH(model, "models/mobilenet_v2.onnx");
+    STRATA_REQUIRE_SHARED_PATH(input, "models/mobilenet_v2.input.npy");
+    STRATA_REQUIRE_SHARED_PATH(logits, "models/mobilenet_v2.logits.npy");
+    const auto r = strata(fmt::format("run '{}' --input '{}' --output '{}' --top 3", model, input, path("y.npy")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Tensor got = read_npy(path("y.npy"));
+    Tensor want = read_npy(logits);
+    EXPECT_LE(test::max_rel_error(got, want), 1e-4);
+    EXPECT_EQ(printed_top_k(r.output), top_k(want, 3)) << r.output;
+}
+
 // ------------------------------------------------------------------------------------------------------------------
 // bench and inspect
 
