@@ -32,6 +32,13 @@ int64_t resolve_batch(const ir::Graph& graph, const BuildOptions& options) {
     return 1;
 }
 
+bool has_dynamic_batch(const ir::Graph& graph) {
+    return std::any_of(graph.inputs().begin(), graph.inputs().end(), [&](ir::ValueId in) {
+        const ir::Value& v = graph.value(in);
+        return v.has_shape && !v.shape.empty() && v.shape[0] < 0;
+    });
+}
+
 // Only the batch may be dynamic, and set_batch has fixed it: any other unknown dim cannot be planned.
 void check_static_inputs(const ir::Graph& graph) {
     for (ir::ValueId in : graph.inputs()) {
@@ -66,7 +73,9 @@ Plan build_plan(const ir::Graph& graph, const BuildOptions& options) {
     plan.graph = graph;
     ir::verify(plan.graph);
     plan.batch = resolve_batch(plan.graph, options);
-    passes::set_batch(plan.graph, plan.batch);
+    // A model whose inputs are all static runs at its own shapes unless a batch was asked for: its inputs need not
+    // share a first dimension (MatMul of [2,3] by [3,4]).
+    if (options.batch > 0 || has_dynamic_batch(plan.graph)) passes::set_batch(plan.graph, plan.batch);
     check_static_inputs(plan.graph);
     ir::infer_shapes(plan.graph);
     if (options.optimize) passes::run_pipeline(plan.graph, passes::default_pipeline());
