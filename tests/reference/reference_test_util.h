@@ -50,7 +50,9 @@ Tensor make_tensor(DType dtype, Shape shape, const std::vector<T>& values) {
     for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numel()); ++i) t.data<T>()[i] = values[i];
     return t;
 }
-inline Tensor f32(Shape shape, const std::vector<float>& v) { return make_tensor<float>(DType::f32, std::move(shape), v); }
+inline Tensor f32(Shape shape, const std::vector<float>& v) {
+    return make_tensor<float>(DType::f32, std::move(shape), v);
+}
 inline Tensor i64(Shape shape, const std::vector<int64_t>& v) {
     return make_tensor<int64_t>(DType::i64, std::move(shape), v);
 }

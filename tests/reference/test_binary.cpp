@@ -70,8 +70,7 @@ TEST(ReferenceBinary, IntegerShapeArithmetic) {
     Tensor a = i64({3}, {1, 3, 224}), b = i64({1}, {2});
     EXPECT_EQ(values<int64_t>(binary(BinaryKind::Mul, a, b, {DType::i64, {3}})), (std::vector<int64_t>{2, 6, 448}));
     EXPECT_EQ(values<int64_t>(binary(BinaryKind::Sub, a, b, {DType::i64, {3}})), (std::vector<int64_t>{-1, 1, 222}));
-    EXPECT_EQ(values<int64_t>(binary(BinaryKind::Pow, a, b, {DType::i64, {3}})),
-              (std::vector<int64_t>{1, 9, 50176}));
+    EXPECT_EQ(values<int64_t>(binary(BinaryKind::Pow, a, b, {DType::i64, {3}})), (std::vector<int64_t>{1, 9, 50176}));
     Tensor x = i32({4}, {-5, 8, 0, 3}), y = i32({4}, {4, -8, -1, 3});
     EXPECT_EQ(values<int32_t>(binary(BinaryKind::Max, x, y, {DType::i32, {4}})), (std::vector<int32_t>{4, 8, 0, 3}));
     EXPECT_EQ(values<int32_t>(binary(BinaryKind::Min, x, y, {DType::i32, {4}})), (std::vector<int32_t>{-5, -8, -1, 3}));

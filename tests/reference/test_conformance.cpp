@@ -128,7 +128,8 @@ std::vector<std::string> case_names() {
         auto dir = shared_path(std::string("conformance/") + group);
         if (!dir) continue;
         for (const auto& entry : fs::directory_iterator(*dir))
-            if (fs::exists(entry.path() / "model.onnx")) names.push_back(std::string(group) + "/" + entry.path().filename().string());
+            if (fs::exists(entry.path() / "model.onnx"))
+                names.push_back(std::string(group) + "/" + entry.path().filename().string());
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -151,7 +152,8 @@ Outcome run_case(const std::string& dir) {
                 frontend::read_tensor_proto_file(dir + "/test_data_set_0/input_" + std::to_string(i) + ".pb");
         auto outputs = backends::run_reference(*graph, inputs);
         for (size_t i = 0; i < graph->outputs().size(); ++i) {
-            Tensor want = frontend::read_tensor_proto_file(dir + "/test_data_set_0/output_" + std::to_string(i) + ".pb");
+            Tensor want =
+                frontend::read_tensor_proto_file(dir + "/test_data_set_0/output_" + std::to_string(i) + ".pb");
             const Tensor& got = outputs.at(graph->value(graph->outputs()[i]).name);
             int64_t bad = count_mismatches(got, want, 1e-3, 1e-7);
             if (bad) {

@@ -52,9 +52,9 @@ Tensor naive_conv(const Tensor& x, const Tensor& w, const Tensor& b, const ConvC
                         for (int64_t ky = 0; ky < k.kh; ++ky)
                             for (int64_t kx = 0; kx < k.kw; ++kx) {
                                 int64_t ic = (m / mg) * cg + c;
-                                acc += padded[((n * k.c + ic) * hp + oy * k.sh + ky * k.dh) * wp + ox * k.sw +
-                                              kx * k.dw] *
-                                       w.data<float>()[((m * cg + c) * k.kh + ky) * k.kw + kx];
+                                acc +=
+                                    padded[((n * k.c + ic) * hp + oy * k.sh + ky * k.dh) * wp + ox * k.sw + kx * k.dw] *
+                                    w.data<float>()[((m * cg + c) * k.kh + ky) * k.kw + kx];
                             }
                     out.data<float>()[((n * k.m + m) * os[2] + oy) * os[3] + ox] = static_cast<float>(acc);
                 }
@@ -75,9 +75,13 @@ TEST(ReferenceConv, GroupedStridedDilatedAsymmetricPads) {
     check_case({2, 6, 11, 9, 4, 3, 2, 2, 1, 1, 2, 1, 0, 2, 1, 2, true});
 }
 
-TEST(ReferenceConv, DepthwiseWithChannelMultiplier) { check_case({1, 5, 13, 7, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, true}); }
+TEST(ReferenceConv, DepthwiseWithChannelMultiplier) {
+    check_case({1, 5, 13, 7, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, true});
+}
 
-TEST(ReferenceConv, PaddingLargerThanKernel) { check_case({1, 3, 5, 6, 2, 2, 2, 1, 1, 1, 1, 3, 3, 3, 3, 1, false}); }
+TEST(ReferenceConv, PaddingLargerThanKernel) {
+    check_case({1, 3, 5, 6, 2, 2, 2, 1, 1, 1, 1, 3, 3, 3, 3, 1, false});
+}
 
 TEST(ReferenceConv, DilationReachingPastInputEdge) {
     check_case({1, 2, 9, 9, 3, 3, 3, 3, 2, 3, 2, 2, 1, 0, 3, 1, true});
@@ -94,7 +98,8 @@ TEST(ReferenceConv, OneByOneIsMatrixProduct) {
         for (int64_t o = 0; o < m; ++o)
             for (int64_t p = 0; p < hw; ++p) {
                 double acc = 0;
-                for (int64_t k = 0; k < c; ++k) acc += double(w.data<float>()[o * c + k]) * x.data<float>()[(i * c + k) * hw + p];
+                for (int64_t k = 0; k < c; ++k)
+                    acc += double(w.data<float>()[o * c + k]) * x.data<float>()[(i * c + k) * hw + p];
                 want.data<float>()[(i * m + o) * hw + p] = static_cast<float>(acc);
             }
     expect_near_f32(y, want);
@@ -114,7 +119,8 @@ TEST(ReferenceConv, DepthwiseIsPerChannelCorrelation) {
                 double acc = 0;
                 for (int64_t u = 0; u < 3; ++u)
                     for (int64_t v = 0; v < 3; ++v)
-                        acc += double(x.data<float>()[(ch * h + i + u) * w + j + v]) * k.data<float>()[ch * 9 + u * 3 + v];
+                        acc +=
+                            double(x.data<float>()[(ch * h + i + u) * w + j + v]) * k.data<float>()[ch * 9 + u * 3 + v];
                 EXPECT_NEAR(y.data<float>()[(ch * (h - 2) + i) * (w - 2) + j], acc, 1e-5) << "seed " << test_seed();
             }
 }

@@ -23,8 +23,8 @@ TEST(ReferenceConvTranspose, OneDimensionalStrideTwoByHand) {
     Tensor b = f32({1}, {0.25f});
     Tensor y = run_reference_op1(ir::OpKind::ConvTranspose, a, {x, w, b}, {DType::f32, {1, 1, 5}});
     // x0 spreads over outputs 0..2, x1 over 2..4.
-    EXPECT_EQ(values<float>(y), (std::vector<float>{1.5f + 0.25f, 15.0f + 0.25f, 150.0f - 2.0f + 0.25f,
-                                                     -20.0f + 0.25f, -200.0f + 0.25f}));
+    EXPECT_EQ(values<float>(y), (std::vector<float>{1.5f + 0.25f, 15.0f + 0.25f, 150.0f - 2.0f + 0.25f, -20.0f + 0.25f,
+                                                    -200.0f + 0.25f}));
 }
 
 struct AdjointCase {
@@ -59,11 +59,15 @@ void check_adjoint(const AdjointCase& t) {
     EXPECT_NEAR(lhs, rhs, 1e-4 * (1 + std::abs(lhs)));
 }
 
-TEST(ReferenceConvTranspose, AdjointOfConvStrided) { check_adjoint({3, 4, 9, 8, 3, 2, 1, 1, 1, 1, 1, 1}); }
+TEST(ReferenceConvTranspose, AdjointOfConvStrided) {
+    check_adjoint({3, 4, 9, 8, 3, 2, 1, 1, 1, 1, 1, 1});
+}
 TEST(ReferenceConvTranspose, AdjointOfConvGroupedDilatedAsymmetric) {
     check_adjoint({4, 6, 11, 10, 3, 3, 2, 2, 0, 1, 2, 2});
 }
-TEST(ReferenceConvTranspose, AdjointOfConvDepthwise) { check_adjoint({5, 5, 7, 7, 2, 2, 1, 0, 0, 1, 1, 5}); }
+TEST(ReferenceConvTranspose, AdjointOfConvDepthwise) {
+    check_adjoint({5, 5, 7, 7, 2, 2, 1, 0, 0, 1, 1, 5});
+}
 
 TEST(ReferenceConvTranspose, OutputShapeDerivesLeadingPads) {
     // ONNX: total padding = 2*(3-1) + 3 - 6 = 1; without SAME_UPPER the larger half (1) goes first.

@@ -103,8 +103,8 @@ TEST(ReferenceFullyConnected, LinearLayerWithActivation) {
     ir::FullyConnectedAttrs a;
     a.activation = ir::UnaryAttrs{ir::UnaryKind::Relu};
     Tensor y = run_reference_op1(ir::OpKind::FullyConnected, a, {x, w, b}, {DType::f32, {rows, m}});
-    Tensor plain = run_reference_op1(ir::OpKind::FullyConnected, ir::FullyConnectedAttrs{}, {x, w, b},
-                                     {DType::f32, {rows, m}});
+    Tensor plain =
+        run_reference_op1(ir::OpKind::FullyConnected, ir::FullyConnectedAttrs{}, {x, w, b}, {DType::f32, {rows, m}});
     Tensor want = Tensor::empty(DType::f32, {rows, m});
     for (int64_t i = 0; i < rows; ++i)
         for (int64_t j = 0; j < m; ++j) {

@@ -40,7 +40,8 @@ TEST(ReferenceInterpreter, AutoPadResolvedBeforeTheKernel) {
     auto g = b.finish();
     auto out = run_reference(*g, {{"x", in}});
     // SAME_UPPER, stride 2, kernel 3 on 5: output 3, total padding 2, split 1 / 1.
-    Tensor want = run_reference_op1(ir::OpKind::Conv, ir::conv2d_attrs(3, 2, 1), {in, w, bias}, {DType::f32, {1, 4, 3, 3}});
+    Tensor want =
+        run_reference_op1(ir::OpKind::Conv, ir::conv2d_attrs(3, 2, 1), {in, w, bias}, {DType::f32, {1, 4, 3, 3}});
     expect_near_f32(out["y"], want, 0.0);
 }
 

@@ -16,7 +16,8 @@ TEST(ReferenceTranspose, PermutationAndDefaultReverse) {
     Tensor y = run_reference_op1(ir::OpKind::Transpose, ir::TransposeAttrs{{2, 0, 1}}, {x}, {DType::f32, {4, 2, 3}});
     for (int a = 0; a < 4; ++a)
         for (int b = 0; b < 2; ++b)
-            for (int c = 0; c < 3; ++c) EXPECT_EQ(y.data<float>()[(a * 2 + b) * 3 + c], x.data<float>()[(b * 3 + c) * 4 + a]);
+            for (int c = 0; c < 3; ++c)
+                EXPECT_EQ(y.data<float>()[(a * 2 + b) * 3 + c], x.data<float>()[(b * 3 + c) * 4 + a]);
     Tensor h = random_tensor(DType::f16, {3, 5}, test_seed(), -2, 2);
     Tensor r = run_reference_op1(ir::OpKind::Transpose, ir::TransposeAttrs{}, {h}, {DType::f16, {5, 3}});
     for (int i = 0; i < 3; ++i)
@@ -25,7 +26,8 @@ TEST(ReferenceTranspose, PermutationAndDefaultReverse) {
 
 TEST(ReferenceTranspose, RepeatedPermEntryIsAnError) {
     Tensor x = rand_f32({2, 3}, 1);
-    EXPECT_THROW(run_reference_op1(ir::OpKind::Transpose, ir::TransposeAttrs{{0, 0}}, {x}, {DType::f32, {2, 2}}), Error);
+    EXPECT_THROW(run_reference_op1(ir::OpKind::Transpose, ir::TransposeAttrs{{0, 0}}, {x}, {DType::f32, {2, 2}}),
+                 Error);
 }
 
 TEST(ReferenceConcatSplit, ConcatMiddleAxisInt64) {
@@ -43,8 +45,8 @@ TEST(ReferenceConcatSplit, SplitUnevenIsConcatInverse) {
         EXPECT_EQ(parts[1].data<float>()[i * 4 + 3], x.data<float>()[i * 7 + 5]);
         EXPECT_EQ(parts[2].data<float>()[i], x.data<float>()[i * 7 + 6]);
     }
-    Tensor back = run_reference_op1(ir::OpKind::Concat, ir::AxisAttrs{1}, {parts[0], parts[1], parts[2]},
-                                    {DType::f32, {3, 7}});
+    Tensor back =
+        run_reference_op1(ir::OpKind::Concat, ir::AxisAttrs{1}, {parts[0], parts[1], parts[2]}, {DType::f32, {3, 7}});
     EXPECT_EQ(values<float>(back), values<float>(x));
 }
 
@@ -85,7 +87,9 @@ ir::PadAttrs pad(ir::PadMode mode, std::vector<int64_t> pads, float value = 0) {
 
 TEST(ReferencePad, OneDimensionalModes) {
     Tensor x = f32({3}, {1, 2, 3});
-    auto run = [&](ir::PadAttrs a, int64_t n) { return values<float>(run_reference_op1(ir::OpKind::Pad, a, {x}, {DType::f32, {n}})); };
+    auto run = [&](ir::PadAttrs a, int64_t n) {
+        return values<float>(run_reference_op1(ir::OpKind::Pad, a, {x}, {DType::f32, {n}}));
+    };
     EXPECT_EQ(run(pad(ir::PadMode::constant, {2, 1}, 9.5f), 6), (std::vector<float>{9.5f, 9.5f, 1, 2, 3, 9.5f}));
     EXPECT_EQ(run(pad(ir::PadMode::reflect, {2, 2}), 7), (std::vector<float>{3, 2, 1, 2, 3, 2, 1}));
     EXPECT_EQ(run(pad(ir::PadMode::edge, {2, 3}), 8), (std::vector<float>{1, 1, 1, 2, 3, 3, 3, 3}));
@@ -96,12 +100,13 @@ TEST(ReferencePad, OneDimensionalModes) {
 TEST(ReferencePad, TwoDimensionalReflect) {
     Tensor x = rand_f32({1, 3, 4}, 1);
     // pads: begins (0, 1, 2), ends (0, 2, 1) -> [1, 6, 7]
-    Tensor y = run_reference_op1(ir::OpKind::Pad, pad(ir::PadMode::reflect, {0, 1, 2, 0, 2, 1}), {x},
-                                 {DType::f32, {1, 6, 7}});
+    Tensor y =
+        run_reference_op1(ir::OpKind::Pad, pad(ir::PadMode::reflect, {0, 1, 2, 0, 2, 1}), {x}, {DType::f32, {1, 6, 7}});
     auto refl = [](int64_t i, int64_t n) { return i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i); };
     for (int64_t r = 0; r < 6; ++r)
         for (int64_t c = 0; c < 7; ++c)
-            EXPECT_EQ(y.data<float>()[r * 7 + c], x.data<float>()[refl(r - 1, 3) * 4 + refl(c - 2, 4)]) << r << "," << c;
+            EXPECT_EQ(y.data<float>()[r * 7 + c], x.data<float>()[refl(r - 1, 3) * 4 + refl(c - 2, 4)])
+                << r << "," << c;
 }
 
 TEST(ReferencePad, Int64ConstantValue) {
@@ -112,7 +117,8 @@ TEST(ReferencePad, Int64ConstantValue) {
 
 TEST(ReferenceTileExpand, TileRepeatsEachDim) {
     Tensor x = rand_f32({2, 3}, 1);
-    Tensor y = run_reference_op1(ir::OpKind::Tile, ir::TileAttrs{std::vector<int64_t>{2, 3}}, {x}, {DType::f32, {4, 9}});
+    Tensor y =
+        run_reference_op1(ir::OpKind::Tile, ir::TileAttrs{std::vector<int64_t>{2, 3}}, {x}, {DType::f32, {4, 9}});
     for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 9; ++j) EXPECT_EQ(y.data<float>()[i * 9 + j], x.data<float>()[(i % 2) * 3 + j % 3]);
 }

@@ -27,8 +27,9 @@ TEST(ReferenceNorm, BatchNormPerChannelAffine) {
 
 TEST(ReferenceNorm, BatchNormWrongParameterCountIsAnError) {
     Tensor x = rand_f32({1, 3, 2, 2}, 1), p = rand_f32({2}, 2);
-    EXPECT_THROW(run_reference_op1(ir::OpKind::BatchNorm, ir::BatchNormAttrs{}, {x, p, p, p, p}, {DType::f32, {1, 3, 2, 2}}),
-                 Error);
+    EXPECT_THROW(
+        run_reference_op1(ir::OpKind::BatchNorm, ir::BatchNormAttrs{}, {x, p, p, p, p}, {DType::f32, {1, 3, 2, 2}}),
+        Error);
 }
 
 TEST(ReferenceNorm, InstanceNormNormalisesEachPlane) {

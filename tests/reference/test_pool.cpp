@@ -29,8 +29,8 @@ ir::PoolAttrs pool(std::vector<int64_t> k, std::vector<int64_t> s, std::vector<i
 }
 
 TEST(ReferencePool, MaxPoolOfRamp) {
-    Tensor y = run_reference_op1(ir::OpKind::MaxPool, pool({2, 2}, {2, 2}), {ramp({1, 1, 4, 5})},
-                                 {DType::f32, {1, 1, 2, 2}});
+    Tensor y =
+        run_reference_op1(ir::OpKind::MaxPool, pool({2, 2}, {2, 2}), {ramp({1, 1, 4, 5})}, {DType::f32, {1, 1, 2, 2}});
     EXPECT_EQ(values<float>(y), (std::vector<float>{6, 8, 16, 18}));
 }
 
@@ -88,8 +88,8 @@ Tensor naive_pool(const Tensor& x, const ir::PoolAttrs& a, bool is_max, Shape ou
                     for (int64_t kx = 0; kx < a.kernel[1]; ++kx) {
                         int64_t iy = oy * a.strides[0] - a.pads_begin[0] + ky * a.dilations[0];
                         int64_t ix = ox * a.strides[1] - a.pads_begin[1] + kx * a.dilations[1];
-                        bool in_padded = iy >= -a.pads_begin[0] && iy < h + a.pads_end[0] &&
-                                         ix >= -a.pads_begin[1] && ix < w + a.pads_end[1];
+                        bool in_padded = iy >= -a.pads_begin[0] && iy < h + a.pads_end[0] && ix >= -a.pads_begin[1] &&
+                                         ix < w + a.pads_end[1];
                         padded += in_padded;
                         if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
                         double v = x.data<float>()[(p * h + iy) * w + ix];

@@ -36,7 +36,10 @@ TEST(ReferenceReduce, NonAdjacentAxesEveryKind) {
                         mx = std::max(mx, v);
                         mn = std::min(mn, v);
                     }
-                double r = k == ReduceKind::Mean ? sum / 15 : k == ReduceKind::Sum ? sum : k == ReduceKind::Max ? mx : mn;
+                double r = k == ReduceKind::Mean  ? sum / 15
+                           : k == ReduceKind::Sum ? sum
+                           : k == ReduceKind::Max ? mx
+                                                  : mn;
                 want.data<float>()[j] = static_cast<float>(r);
             }
             SCOPED_TRACE(::testing::Message() << "kind " << int(k) << " keepdims " << keep << " seed " << test_seed());
@@ -59,15 +62,15 @@ TEST(ReferenceReduce, EmptyAxesReduceAllOrNothing) {
 
 TEST(ReferenceReduce, IntegerReductions) {
     Tensor x = i64({2, 3}, {4, -9, 2, 7, 1, -3});
-    EXPECT_EQ(values<int64_t>(run_reference_op1(ir::OpKind::Reduce, reduce(ReduceKind::Sum, {1}, false), {x},
-                                                {DType::i64, {2}})),
+    EXPECT_EQ(values<int64_t>(
+                  run_reference_op1(ir::OpKind::Reduce, reduce(ReduceKind::Sum, {1}, false), {x}, {DType::i64, {2}})),
               (std::vector<int64_t>{-3, 5}));
-    EXPECT_EQ(values<int64_t>(run_reference_op1(ir::OpKind::Reduce, reduce(ReduceKind::Max, {0}), {x},
-                                                {DType::i64, {1, 3}})),
-              (std::vector<int64_t>{7, 1, 2}));
+    EXPECT_EQ(
+        values<int64_t>(run_reference_op1(ir::OpKind::Reduce, reduce(ReduceKind::Max, {0}), {x}, {DType::i64, {1, 3}})),
+        (std::vector<int64_t>{7, 1, 2}));
     Tensor y = i32({4}, {5, -2, 11, 3});
-    EXPECT_EQ(values<int32_t>(run_reference_op1(ir::OpKind::Reduce, reduce(ReduceKind::Min, {0}, false), {y},
-                                                {DType::i32, {}})),
+    EXPECT_EQ(values<int32_t>(
+                  run_reference_op1(ir::OpKind::Reduce, reduce(ReduceKind::Min, {0}, false), {y}, {DType::i32, {}})),
               (std::vector<int32_t>{-2}));
 }
 

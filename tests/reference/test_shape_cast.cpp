@@ -63,9 +63,10 @@ Tensor cast(const Tensor& x, DType to) {
 TEST(ReferenceCast, FloatToIntegerTruncatesSaturatesAndZeroesNan) {
     float nan = std::numeric_limits<float>::quiet_NaN();
     Tensor x = f32({6}, {-2.7f, 2.7f, -0.5f, 3e10f, -3e10f, nan});
-    EXPECT_EQ(values<int32_t>(cast(x, DType::i32)),
-              (std::vector<int32_t>{-2, 2, 0, std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(), 0}));
-    EXPECT_EQ(values<int64_t>(cast(x, DType::i64)), (std::vector<int64_t>{-2, 2, 0, int64_t(3e10f), -int64_t(3e10f), 0}));
+    EXPECT_EQ(values<int32_t>(cast(x, DType::i32)), (std::vector<int32_t>{-2, 2, 0, std::numeric_limits<int32_t>::max(),
+                                                                          std::numeric_limits<int32_t>::min(), 0}));
+    EXPECT_EQ(values<int64_t>(cast(x, DType::i64)),
+              (std::vector<int64_t>{-2, 2, 0, int64_t(3e10f), -int64_t(3e10f), 0}));
     EXPECT_EQ(values<uint8_t>(cast(x, DType::u8)), (std::vector<uint8_t>{0, 2, 0, 255, 0, 0}));
 }
 
@@ -97,7 +98,8 @@ TEST(ReferenceCast, BoolBothWays) {
 TEST(ReferenceCast, RandomRoundTripThroughInt64IsTruncation) {
     Tensor x = rand_f32({5, 7}, 1, -100, 100);
     Tensor back = cast(cast(x, DType::i64), DType::f32);
-    for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(back.data<float>()[i], std::trunc(x.data<float>()[i])) << test_seed();
+    for (int64_t i = 0; i < x.numel(); ++i)
+        EXPECT_EQ(back.data<float>()[i], std::trunc(x.data<float>()[i])) << test_seed();
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ Tensor direct_softmax(const Tensor& x, int64_t outer, int64_t n, int64_t inner, 
             for (int64_t j = 0; j < n; ++j) sum += std::exp(double(x.data<float>()[(o * n + j) * inner + i]));
             for (int64_t j = 0; j < n; ++j) {
                 double v = x.data<float>()[(o * n + j) * inner + i];
-                y.data<float>()[(o * n + j) * inner + i] = static_cast<float>(log ? v - std::log(sum) : std::exp(v) / sum);
+                y.data<float>()[(o * n + j) * inner + i] =
+                    static_cast<float>(log ? v - std::log(sum) : std::exp(v) / sum);
             }
         }
     return y;

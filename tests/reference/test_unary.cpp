@@ -55,8 +55,8 @@ TEST(ReferenceUnary, EveryKindMatchesItsDefinition) {
     for (const UnaryCase& c : cases()) {
         SCOPED_TRACE(::testing::Message() << "kind " << int(c.kind) << " seed " << test_seed());
         Tensor x = rand_f32({3, 37}, ++salt, c.lo, c.hi);
-        Tensor y = run_reference_op1(ir::OpKind::Unary, ir::UnaryAttrs{c.kind, c.alpha, c.beta}, {x},
-                                     {DType::f32, {3, 37}});
+        Tensor y =
+            run_reference_op1(ir::OpKind::Unary, ir::UnaryAttrs{c.kind, c.alpha, c.beta}, {x}, {DType::f32, {3, 37}});
         Tensor want = Tensor::empty(DType::f32, {3, 37});
         for (int64_t i = 0; i < x.numel(); ++i) want.data<float>()[i] = static_cast<float>(c.f(x.data<float>()[i]));
         expect_near_f32(y, want, 2e-6);

@@ -38,7 +38,7 @@ template <class T>
 T int_div(const ir::Node& node, T a, T b) {
     STRATA_CHECK(b != 0, StatusCode::invalid_argument, "{}: integer division by zero", ir::node_label(node));
     if (b == -1) return wrap<T>(0 - static_cast<uint64_t>(a));  // MIN / -1 wraps like the other integer ops
-    return a / b;  // C++ integer division truncates toward zero
+    return a / b;                                               // C++ integer division truncates toward zero
 }
 
 template <class T>

@@ -60,7 +60,9 @@ void write(DType t, const Scalar& s, void* p) {
 }
 }  // namespace
 
-void write_scalar(DType dtype, double value, void* dst) { write(dtype, Scalar{false, 0, value}, dst); }
+void write_scalar(DType dtype, double value, void* dst) {
+    write(dtype, Scalar{false, 0, value}, dst);
+}
 
 void cast_kernel(const ir::Node& node, Inputs inputs, Outputs outputs, const KernelContext&) {
     require_outputs(node, outputs, 1);

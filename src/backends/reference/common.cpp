@@ -36,8 +36,8 @@ void require_dtype(const ir::Node& node, const Tensor& t, std::initializer_list<
 }
 
 void require_outputs(const ir::Node& node, Outputs outputs, size_t count) {
-    STRATA_ASSERT(outputs.size() == count, "{}: the reference kernel writes {} output(s), got {}",
-                  ir::node_label(node), count, outputs.size());
+    STRATA_ASSERT(outputs.size() == count, "{}: the reference kernel writes {} output(s), got {}", ir::node_label(node),
+                  count, outputs.size());
 }
 
 namespace {
@@ -82,7 +82,9 @@ Window2d make_window_2d(const ir::Node& node, const Shape& in, const Shape& out,
     return w;
 }
 
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
+int64_t ceil_div(int64_t a, int64_t b) {
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
 
 Range valid_outputs(int64_t tap, int64_t pad, int64_t stride, int64_t in, int64_t out) {
     // 0 <= o*stride - pad + tap < in  <=>  (pad - tap) / stride <= o < (in + pad - tap) / stride

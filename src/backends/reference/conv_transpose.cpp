@@ -50,10 +50,10 @@ void conv_transpose_kernel(const ir::Node& node, Inputs inputs, Outputs outputs,
         if (t) require_dtype(node, *t, {DType::f32});
     Tensor& y = outputs[0];
     const auto& a = node.attr<ir::ConvTransposeAttrs>();
-    STRATA_CHECK(x.rank() >= 3 && w.rank() == x.rank() && a.group > 0 && x.dim(1) == w.dim(0) &&
-                     x.dim(1) % a.group == 0,
-                 StatusCode::invalid_argument, "{}: X {} and W {} do not fit group {} (W is [C, M/group, kernel...])",
-                 ir::node_label(node), shape_str(x.shape()), shape_str(w.shape()), a.group);
+    STRATA_CHECK(
+        x.rank() >= 3 && w.rank() == x.rank() && a.group > 0 && x.dim(1) == w.dim(0) && x.dim(1) % a.group == 0,
+        StatusCode::invalid_argument, "{}: X {} and W {} do not fit group {} (W is [C, M/group, kernel...])",
+        ir::node_label(node), shape_str(x.shape()), shape_str(w.shape()), a.group);
     int64_t batch = x.dim(0), in_c = x.dim(1), cg = in_c / a.group, mg = w.dim(1), out_c = mg * a.group;
     STRATA_ASSERT(y.dim(1) == out_c, "{}: output has {} channels, expected {}", ir::node_label(node), y.dim(1), out_c);
     STRATA_CHECK(!b || b->numel() == out_c, StatusCode::invalid_argument, "{}: bias has {} values for {} channels",
@@ -71,7 +71,8 @@ void conv_transpose_kernel(const ir::Node& node, Inputs inputs, Outputs outputs,
                 const float* plane = x.data<float>() + (n * in_c + c) * in_plane;
                 const float* wk = w.data<float>() + (c * mg + m) * taps;
                 for (int64_t kh = 0; kh < s.k_h; ++kh)
-                    for (int64_t kw = 0; kw < s.k_w; ++kw) scatter_tap(s, plane, wk[kh * s.k_w + kw], kh, kw, acc.data());
+                    for (int64_t kw = 0; kw < s.k_w; ++kw)
+                        scatter_tap(s, plane, wk[kh * s.k_w + kw], kh, kw, acc.data());
             }
             float* out = y.data<float>() + (n * out_c + om) * out_plane;
             for (int64_t i = 0; i < out_plane; ++i) out[i] = static_cast<float>(acc[i]);

@@ -26,7 +26,7 @@ size_t first_parameter_input(ir::OpKind op) {
         case ir::OpKind::Unsqueeze:
         case ir::OpKind::Tile:
         case ir::OpKind::Expand:
-        case ir::OpKind::Reduce:  // axes (opset 18)
+        case ir::OpKind::Reduce:           // axes (opset 18)
         case ir::OpKind::Unary: return 1;  // Clip's min and max
         default: return SIZE_MAX;
     }
@@ -37,16 +37,16 @@ void bind_inputs(ir::Graph& g, const std::map<std::string, Tensor>& inputs) {
     for (ir::ValueId id : g.inputs()) {
         ir::Value& v = g.value(id);
         auto it = inputs.find(v.name);
-        STRATA_CHECK(it != inputs.end(), StatusCode::invalid_argument, "graph '{}': input '{}' is not given",
-                     g.name, v.name);
+        STRATA_CHECK(it != inputs.end(), StatusCode::invalid_argument, "graph '{}': input '{}' is not given", g.name,
+                     v.name);
         const Tensor& t = it->second;
         STRATA_CHECK(t.dtype() == v.dtype, StatusCode::invalid_argument, "graph '{}': input '{}' is {}, expected {}",
                      g.name, v.name, dtype_name(t.dtype()), dtype_name(v.dtype));
         if (v.has_shape) {
             bool fits = t.rank() == static_cast<int>(v.shape.size());
             for (size_t d = 0; fits && d < v.shape.size(); ++d) fits = v.shape[d] < 0 || v.shape[d] == t.shape()[d];
-            STRATA_CHECK(fits, StatusCode::invalid_argument, "graph '{}': input '{}' has shape {}, expected {}",
-                         g.name, v.name, shape_str(t.shape()), shape_str(v.shape));
+            STRATA_CHECK(fits, StatusCode::invalid_argument, "graph '{}': input '{}' has shape {}, expected {}", g.name,
+                         v.name, shape_str(t.shape()), shape_str(v.shape));
         }
         v.shape = t.shape();
         v.has_shape = true;
@@ -89,10 +89,14 @@ std::map<std::string, Tensor> run_reference(const ir::Graph& graph, const std::m
         std::vector<Tensor> args;
         for (ir::ValueId id : node.inputs) {
             auto it = computed.find(id);
-            if (id == ir::kNoValue) args.emplace_back();
-            else if (it != computed.end()) args.push_back(it->second);
-            else if (g.is_constant(id)) args.push_back(*g.value(id).constant);
-            else STRATA_ASSERT(false, "{}: input '{}' has not been computed", ir::node_label(node), g.value(id).name);
+            if (id == ir::kNoValue)
+                args.emplace_back();
+            else if (it != computed.end())
+                args.push_back(it->second);
+            else if (g.is_constant(id))
+                args.push_back(*g.value(id).constant);
+            else
+                STRATA_ASSERT(false, "{}: input '{}' has not been computed", ir::node_label(node), g.value(id).name);
         }
         std::vector<Tensor> outs = evaluate_node(g, node, args);
         for (size_t k = 0; k < outs.size(); ++k) computed[node.outputs[k]] = outs[k];

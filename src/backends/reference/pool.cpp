@@ -32,15 +32,15 @@ void pool_2d(const ir::Node& node, Inputs inputs, Outputs outputs, PoolKind kind
     STRATA_ASSERT(a.auto_pad == ir::AutoPad::explicit_pads, "{}: auto_pad must be resolved by shape inference",
                   ir::node_label(node));
     Tensor& y = outputs[0];
-    Window2d s = make_window_2d(node, x.shape(), y.shape(), a.kernel, a.strides, a.dilations, a.pads_begin,
-                                a.pads_end);
+    Window2d s = make_window_2d(node, x.shape(), y.shape(), a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end);
     int64_t planes = x.dim(0) * x.dim(1);
     for (int64_t p = 0; p < planes; ++p) {
         const float* in = x.data<float>() + p * s.in_h * s.in_w;
         float* out = y.data<float>() + p * s.out_h * s.out_w;
         for (int64_t oh = 0; oh < s.out_h; ++oh) {
             Range rows = taps_within(oh, s.stride_h, s.pad_top, s.dil_h, s.k_h, 0, s.in_h);
-            Range padded_rows = taps_within(oh, s.stride_h, s.pad_top, s.dil_h, s.k_h, -s.pad_top, s.in_h + s.pad_bottom);
+            Range padded_rows =
+                taps_within(oh, s.stride_h, s.pad_top, s.dil_h, s.k_h, -s.pad_top, s.in_h + s.pad_bottom);
             for (int64_t ow = 0; ow < s.out_w; ++ow) {
                 Range cols = taps_within(ow, s.stride_w, s.pad_left, s.dil_w, s.k_w, 0, s.in_w);
                 double best = -std::numeric_limits<double>::infinity(), sum = 0.0;

@@ -49,8 +49,10 @@ void reduce(const ir::Node& node, const Tensor& x, Tensor& y, const std::vector<
             case ReduceKind::Max: acc[o] = v > acc[o] || v != v ? v : acc[o]; break;
             case ReduceKind::Min: acc[o] = v < acc[o] || v != v ? v : acc[o]; break;
             default:
-                if constexpr (std::is_floating_point_v<T>) acc[o] += v;
-                else acc[o] = static_cast<Acc>(static_cast<uint64_t>(acc[o]) + static_cast<uint64_t>(v));  // wraps
+                if constexpr (std::is_floating_point_v<T>)
+                    acc[o] += v;
+                else
+                    acc[o] = static_cast<Acc>(static_cast<uint64_t>(acc[o]) + static_cast<uint64_t>(v));  // wraps
         }
     });
     int64_t count = shape_numel(x.shape()) / std::max<int64_t>(1, y.numel());

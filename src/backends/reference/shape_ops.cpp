@@ -10,7 +10,8 @@
 namespace strata::backends::reference {
 
 void copy_kernel(const ir::Node& node, Inputs inputs, Outputs outputs, const KernelContext&) {
-    if (node.op == ir::OpKind::Dropout && outputs.size() > 1) STRATA_UNSUPPORTED("Dropout mask output (node '{}')", node.name);
+    if (node.op == ir::OpKind::Dropout && outputs.size() > 1)
+        STRATA_UNSUPPORTED("Dropout mask output (node '{}')", node.name);
     require_outputs(node, outputs, 1);
     const Tensor& x = required_input(node, inputs, 0);
     STRATA_ASSERT(outputs[0].nbytes() == x.nbytes() && outputs[0].dtype() == x.dtype(),

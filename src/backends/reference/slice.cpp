@@ -54,8 +54,8 @@ void slice_kernel(const ir::Node& node, Inputs inputs, Outputs outputs, const Ke
     for (size_t i = 0; i < starts.size(); ++i) {
         int64_t d = normalize_axis(node, a.axes.empty() ? static_cast<int64_t>(i) : a.axes[i], rank);
         int64_t step = a.steps.empty() ? 1 : a.steps[i];
-        STRATA_CHECK(step != 0 && !seen[d], StatusCode::invalid_argument,
-                     "{}: a step is 0 or dim {} is sliced twice", ir::node_label(node), d);
+        STRATA_CHECK(step != 0 && !seen[d], StatusCode::invalid_argument, "{}: a step is 0 or dim {} is sliced twice",
+                     ir::node_label(node), d);
         seen[d] = true;
         dims[d] = clamp_slice(x.dim(static_cast<int>(d)), starts[i], ends[i], step, &counts[d]);
     }

@@ -17,7 +17,9 @@ double sigmoid(double x) {
     return e / (1.0 + e);
 }
 
-double hard_sigmoid(double x, double alpha, double beta) { return std::max(0.0, std::min(1.0, alpha * x + beta)); }
+double hard_sigmoid(double x, double alpha, double beta) {
+    return std::max(0.0, std::min(1.0, alpha * x + beta));
+}
 
 double softplus(double x) {
     // log(1 + exp(x)) without overflow for large x.
