@@ -68,7 +68,9 @@ std::optional<std::vector<int64_t>> NodeContext::param(const std::optional<std::
     if (id == kNoValue) return std::nullopt;
     const Value& v = graph_.value(id);
     if (!v.constant)
-        STRATA_UNSUPPORTED("dynamic {} of {} (input '{}' is computed, not a constant)", what, label(), v.name);
+        STRATA_UNSUPPORTED("dynamic {} of {} (input '{}' is computed, not a constant; fix the batch size and fold "
+                           "constants first)",
+                           what, label(), v.name);
     return read_int_constant(*v.constant, label(), what);
 }
 

@@ -129,7 +129,7 @@ Shape transpose_spatial(NodeContext& ctx, ConvTransposeAttrs& a, const Shape& x)
                                    full);
             split_transpose_pads(a, i, total);
         }
-        STRATA_CHECK(size < 0 || size > 0, StatusCode::invalid_argument,
+        STRATA_CHECK(size > 0 || (in < 0 && size == kUnknown), StatusCode::invalid_argument,
                      "{}: output spatial dim {} is empty for input {}", ctx.label(), i, shape_str(x));
         out.push_back(size);
     }

@@ -149,6 +149,12 @@ TEST(ShapeInferenceConvTranspose, SameLowerValidAndFourEntryOutputShape) {
     EXPECT_EQ(m.node().attr<ConvTransposeAttrs>().pads_end, (std::vector<int64_t>{0, 0}));
 }
 
+TEST(ShapeInferenceConvTranspose, PadsLargerThanTheOutput) {
+    // full 1*(2-1) + 2 = 3, pads 2 + 2: the output would be -1 wide.
+    expect_infer_error(OpKind::ConvTranspose, {{1, 2, 2}, {2, 3, 2}}, deconv({}, {2, 2}),
+                       {"ConvTranspose 'n'", "empty", "[1,2,2]"});
+}
+
 TEST(ShapeInferenceConvTranspose, ChannelMismatch) {
     expect_infer_error(OpKind::ConvTranspose, {{1, 5, 4, 4}, {4, 3, 3, 3}}, deconv({}, {}),
                        {"ConvTranspose 'n'", "[1,5,4,4]", "[4,3,3,3]"});
