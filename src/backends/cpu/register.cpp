@@ -20,6 +20,7 @@ void register_cpu_tactics(TacticRegistry& registry) {
     add("cpu.gemm", OpKind::Gemm, cpu::gemm_can_implement, cpu::gemm);
     add("cpu.fully_connected", OpKind::FullyConnected, cpu::fully_connected_can_implement, cpu::fully_connected);
     add("cpu.concat", OpKind::Concat, cpu::concat_can_implement, cpu::concat);
+    add("cpu.batch_norm", OpKind::BatchNorm, cpu::batch_norm_can_implement, cpu::batch_norm);
     add("cpu.softmax", OpKind::Softmax, cpu::softmax_can_implement, cpu::softmax);
     add("cpu.log_softmax", OpKind::LogSoftmax, cpu::softmax_can_implement, cpu::log_softmax);
 }

@@ -4,6 +4,7 @@
 // Functions come in float and Vec4 overloads so that one generic lambda serves the vector body and the scalar tail.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -50,6 +51,34 @@ inline T max_nan(T a, T b) {
 template <class T>
 inline T min_nan(T a, T b) {
     return a != a ? a : (a < b ? a : b);
+}
+
+// exp for four floats: x = n*ln2 + r with |r| <= ln2/2 (Cody-Waite: ln2 split in two so n*ln2_hi is exact), e^r by
+// its Taylor series to r^6 (truncation error below 2e-7 relative), times 2^n built in the exponent bits. x is
+// clamped to [-87, 88], where 2^n stays a normal float; e^-87 and e^88 stand in for anything beyond.
+inline Vec4 exp4(Vec4 x) {
+    using Vec4i = int32_t __attribute__((vector_size(16)));
+    x = x < splat<Vec4>(-87.0f) ? splat<Vec4>(-87.0f) : x;
+    x = x > splat<Vec4>(88.0f) ? splat<Vec4>(88.0f) : x;
+    const Vec4 magic = splat<Vec4>(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+    const Vec4 t = x * 1.44269504f + magic;
+    const Vec4 n = t - magic;
+    const Vec4 r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+    Vec4 p = splat<Vec4>(1.0f / 720.0f);
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const Vec4i bits = ((Vec4i)t - (Vec4i)magic + 127) << 23;  // the integer n sits in t's low mantissa bits
+    return p * (Vec4)bits;
+}
+inline float vexp(float x) {
+    return std::exp(x);
+}
+inline Vec4 vexp(Vec4 x) {
+    return exp4(x);
 }
 
 /// True when f can be applied to a Vec4 (the piecewise-linear functions); others run one float at a time.
