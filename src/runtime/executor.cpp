@@ -1,9 +1,24 @@
 // executor.cpp: binds every value of a Plan to memory once, then runs the steps in order on each call.
 #include "runtime/executor.h"
 
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+
 #include "core/check.h"
 
 namespace strata::runtime {
+
+namespace {
+
+// STRATA_DEBUG >= 2 prints each step's wall time (STYLE.md: debug output by level).
+bool step_timing_enabled() {
+    const char* env = std::getenv("STRATA_DEBUG");
+    return env && std::atoi(env) >= 2;
+}
+
+}  // namespace
 
 Executor::Executor(std::shared_ptr<const build::Plan> plan) : plan_(std::move(plan)) {
     const ir::Graph& graph = plan_->graph;
@@ -36,8 +51,17 @@ std::map<std::string, Tensor> Executor::run(const std::map<std::string, Tensor>&
     const ir::Graph& graph = plan_->graph;
     // Inputs are read in place: kernels never write their inputs and the arena never holds a graph input.
     for (ir::ValueId in : graph.inputs()) values_[in] = inputs.at(graph.value(in).name);
-    for (const build::Step& step : plan_->steps)
-        if (step.tactic) run_step(step);
+    bool timing = step_timing_enabled();
+    for (const build::Step& step : plan_->steps) {
+        if (!step.tactic) continue;
+        auto start = std::chrono::steady_clock::now();
+        run_step(step);
+        if (timing) {
+            std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+            fmt::print(stderr, "[strata] step {:4} {:<40} {:<28} {:8.3f} ms\n", step.node,
+                       plan_->graph.nodes()[step.node].name, step.tactic->name, ms.count());
+        }
+    }
     std::map<std::string, Tensor> outputs;
     for (ir::ValueId out : graph.outputs()) outputs[graph.value(out).name] = values_[out].clone();
     for (ir::ValueId in : graph.inputs()) values_[in] = Tensor();
