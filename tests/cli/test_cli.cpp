@@ -15,6 +15,7 @@
 
 #include "core/image.h"
 #include "core/npy.h"
+#include "frontend/onnx/onnx_import.h"
 #include "strata/engine.h"
 #include "test_support.h"
 #include "zoo/zoo.h"
@@ -205,6 +206,22 @@ TEST_F(CliTest, RunOnnxFileMatchesPytorchLogits) {
     Tensor want = read_npy(logits);
     EXPECT_LE(test::max_rel_error(got, want), 1e-4);
     EXPECT_EQ(printed_top_k(r.output), top_k(want, 3)) << r.output;
+}
+
+// A model with static inputs that do not share a first axis (Gemm of [2,3] by [3,4]) runs at its own shapes, from
+// .npy files given in input order and from random data.
+TEST_F(CliTest, RunStaticTwoInputModelAtItsOwnShapes) {
+    STRATA_REQUIRE_SHARED_PATH(dir, "conformance/pytorch-operator/test_operator_mm");
+    write_npy(path("a.npy"), frontend::read_tensor_proto_file(dir + "/test_data_set_0/input_0.pb"));
+    write_npy(path("b.npy"), frontend::read_tensor_proto_file(dir + "/test_data_set_0/input_1.pb"));
+    const auto r = strata(fmt::format("run '{}/model.onnx' --input '{}' --input '{}' --output '{}'", dir, path("a.npy"),
+                                      path("b.npy"), path("y.npy")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Tensor want = frontend::read_tensor_proto_file(dir + "/test_data_set_0/output_0.pb");
+    EXPECT_LE(test::max_rel_error(read_npy(path("y.npy")), want), 1e-5);
+    const auto random = strata(fmt::format("run '{}/model.onnx'", dir));
+    EXPECT_EQ(random.exit_code, 0) << random.output;
+    EXPECT_NE(random.output.find("[2,4]"), std::string::npos) << random.output;
 }
 
 // ------------------------------------------------------------------------------------------------------------------
