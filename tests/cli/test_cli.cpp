@@ -195,6 +195,25 @@ TEST_F(CliTest, RunImageInputMatchesTheEngineOnTheNormalisedImage) {
     EXPECT_LE(test::max_rel_error(got, run_in_process(load_image(path("cat.png"), 224, 224))), 1e-5);
 }
 
+// An image with --batch N is the same image N times: every row of the output equals the single-image output.
+TEST_F(CliTest, RunImageWithBatchRepeatsTheImage) {
+    const int w = 64, h = 48;
+    std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
+    std::mt19937_64 rng(test::test_seed());
+    for (uint8_t& p : px) p = static_cast<uint8_t>(rng());
+    ASSERT_NE(stbi_write_png(path("dog.png").c_str(), w, h, 3, px.data(), w * 3), 0);
+    const auto r = strata(fmt::format("run {} --input '{}' --batch 3 --output '{}'", kNet, path("dog.png"),
+                                      path("y.npy")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Tensor got = read_npy(path("y.npy"));
+    ASSERT_EQ(shape_str(got.shape()), "[3,1000]");
+    Tensor single = run_in_process(load_image(path("dog.png"), 224, 224));
+    for (int64_t row = 0; row < 3; ++row) {
+        Tensor got_row = Tensor::wrap(got.data<float>() + row * 1000, DType::f32, {1, 1000});
+        EXPECT_LE(test::max_rel_error(got_row, single), 1e-5) << "row " << row;
+    }
+}
+
 // A real exported model with its PyTorch input and logits: the command line end to end (README tolerance for fp32).
 TEST_F(CliTest, RunOnnxFileMatchesPytorchLogits) {
     STRATA_REQUIRE_SHARED_PATH(model, "models/mobilenet_v2.onnx");
