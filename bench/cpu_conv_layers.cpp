@@ -66,10 +66,14 @@ int main(int argc, char** argv) {
     bool verbose = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-        else if (arg == "--blas-threads" && i + 1 < argc) blas_threads = std::atoi(argv[++i]);
-        else if (arg == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-        else if (arg == "-v") verbose = true;
+        if (arg == "--threads" && i + 1 < argc)
+            threads = std::atoi(argv[++i]);
+        else if (arg == "--blas-threads" && i + 1 < argc)
+            blas_threads = std::atoi(argv[++i]);
+        else if (arg == "--reps" && i + 1 < argc)
+            reps = std::atoi(argv[++i]);
+        else if (arg == "-v")
+            verbose = true;
         else {
             std::fprintf(stderr, "usage: %s [--threads T (0: no pool)] [--blas-threads B] [--reps R] [-v] < layers\n",
                          argv[0]);

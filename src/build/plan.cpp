@@ -77,8 +77,12 @@ Plan build_plan(const ir::Graph& graph, const BuildOptions& options) {
     // share a first dimension (MatMul of [2,3] by [3,4]).
     if (options.batch > 0 || has_dynamic_batch(plan.graph)) passes::set_batch(plan.graph, plan.batch);
     check_static_inputs(plan.graph);
-    ir::infer_shapes(plan.graph);
-    if (options.optimize) passes::run_pipeline(plan.graph, passes::default_pipeline());
+    // The pipeline infers shapes itself, tolerating the Reshape/Slice parameters that fold_constants has yet to make
+    // constant, and strictly at its end; without it, a parameter computed at run time is unsupported.
+    if (options.optimize)
+        passes::run_pipeline(plan.graph, passes::default_pipeline());
+    else
+        ir::infer_shapes(plan.graph);
     ir::verify(plan.graph);
     plan.memory = plan_memory(plan.graph);
     plan.steps = choose_tactics(plan);

@@ -12,7 +12,9 @@ const backends::Tactic* select_tactic(const backends::TacticRegistry& registry, 
     for (const backends::Tactic* t : registry.candidates(node.op, backend)) {
         std::string why = t->can_implement ? t->can_implement(graph, node) : std::string();
         if (why.empty()) return t;
-        refused += (refused.empty() ? "" : "; ") + t->name + ": " + why;
+        // Kernels often name themselves in their reason already; say it once.
+        if (why.rfind(t->name, 0) != 0) why = t->name + ": " + why;
+        refused += (refused.empty() ? "" : "; ") + why;
     }
     for (const backends::Tactic* t : registry.candidates(node.op, backends::Backend::reference)) {
         std::string why = t->can_implement ? t->can_implement(graph, node) : std::string();

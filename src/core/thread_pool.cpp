@@ -1,6 +1,9 @@
 // thread_pool.cpp: the CPU backend's worker threads. Workers sleep on a condition variable between jobs (no spinning:
 // the machine's other cores may be busy inside OpenBLAS); a job is split into contiguous chunks that the workers and
 // the caller take from one atomic counter, so uneven chunks balance themselves.
+// A worker joins a job only while the caller still accepts helpers; once the caller has run out of chunks it stops
+// accepting and waits just for the workers that joined. So a worker the OS schedules late (a loaded machine) never
+// delays the caller: it wakes, finds the job closed and sleeps again.
 #include "core/thread_pool.h"
 
 #include <algorithm>
@@ -27,8 +30,9 @@ struct ThreadPool::Impl {
     std::condition_variable wake;
     std::condition_variable done;
     bool stop = false;
-    uint64_t generation = 0;  // bumped per job; a worker runs each generation once
-    int pending = 0;          // workers that have not finished the current job
+    uint64_t generation = 0;  // bumped per job; a worker looks at each generation once
+    bool accepting = false;   // the current job still takes helpers
+    int active = 0;           // workers inside the current job
 
     const std::function<void(int64_t, int64_t)>* fn = nullptr;
     int64_t n = 0;
@@ -61,16 +65,17 @@ void ThreadPool::Impl::run_chunks() {
 
 void ThreadPool::Impl::worker_loop() {
     uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
-        {
-            std::unique_lock<std::mutex> lock(mutex);
-            wake.wait(lock, [&] { return stop || generation != seen; });
-            if (stop) return;
-            seen = generation;
-        }
+        wake.wait(lock, [&] { return stop || generation != seen; });
+        if (stop) return;
+        seen = generation;
+        if (!accepting) continue;
+        ++active;
+        lock.unlock();
         run_chunks();
-        std::lock_guard<std::mutex> lock(mutex);
-        if (--pending == 0) done.notify_one();
+        lock.lock();
+        if (--active == 0) done.notify_one();
     }
 }
 
@@ -88,7 +93,9 @@ ThreadPool::~ThreadPool() {
     for (std::thread& t : impl_->workers) t.join();
 }
 
-int ThreadPool::size() const { return static_cast<int>(impl_->workers.size()) + 1; }
+int ThreadPool::size() const {
+    return static_cast<int>(impl_->workers.size()) + 1;
+}
 
 void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
     if (n <= 0) return;
@@ -111,7 +118,7 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
         p.num_chunks = (n + p.chunk - 1) / p.chunk;
         p.next.store(0, std::memory_order_relaxed);
         p.error = nullptr;
-        p.pending = static_cast<int>(p.workers.size());
+        p.accepting = true;
         ++p.generation;
     }
     p.wake.notify_all();
@@ -119,7 +126,8 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64
     std::exception_ptr error;
     {
         std::unique_lock<std::mutex> lock(p.mutex);
-        p.done.wait(lock, [&] { return p.pending == 0; });
+        p.accepting = false;
+        p.done.wait(lock, [&] { return p.active == 0; });
         p.fn = nullptr;
         error = p.error;
         p.error = nullptr;

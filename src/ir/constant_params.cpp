@@ -18,8 +18,7 @@ std::vector<int64_t> read_ints(const Graph& g, const Node& node, size_t i, const
     STRATA_CHECK(t.rank() <= 1, StatusCode::invalid_argument, "{}: input {} ({}) must be 1-D, got shape {}",
                  node_label(node), i, what, shape_str(t.shape()));
     std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-    for (size_t k = 0; k < v.size(); ++k)
-        v[k] = t.dtype() == DType::i64 ? t.data<int64_t>()[k] : t.data<int32_t>()[k];
+    for (size_t k = 0; k < v.size(); ++k) v[k] = t.dtype() == DType::i64 ? t.data<int64_t>()[k] : t.data<int32_t>()[k];
     return v;
 }
 
@@ -29,14 +28,21 @@ float read_scalar(const Graph& g, const Node& node, size_t i, const char* what) 
     STRATA_CHECK(t.numel() == 1, StatusCode::invalid_argument, "{}: input {} ({}) must hold one value, got shape {}",
                  node_label(node), i, what, shape_str(t.shape()));
     switch (t.dtype()) {
-        case DType::f32: return t.data<float>()[0];
-        case DType::f16: return fp16_to_float(t.data<uint16_t>()[0]);
-        case DType::bf16: return bf16_to_float(t.data<uint16_t>()[0]);
-        case DType::i8: return t.data<int8_t>()[0];
+        case DType::f32:
+            return t.data<float>()[0];
+        case DType::f16:
+            return fp16_to_float(t.data<uint16_t>()[0]);
+        case DType::bf16:
+            return bf16_to_float(t.data<uint16_t>()[0]);
+        case DType::i8:
+            return t.data<int8_t>()[0];
         case DType::u8:
-        case DType::boolean: return t.data<uint8_t>()[0];
-        case DType::i32: return static_cast<float>(t.data<int32_t>()[0]);
-        case DType::i64: return static_cast<float>(t.data<int64_t>()[0]);
+        case DType::boolean:
+            return t.data<uint8_t>()[0];
+        case DType::i32:
+            return static_cast<float>(t.data<int32_t>()[0]);
+        case DType::i64:
+            return static_cast<float>(t.data<int64_t>()[0]);
     }
     return NAN;
 }
@@ -80,7 +86,9 @@ bool absorb_constant_params(Graph& graph, Node& node) {
         case OpKind::Reshape:
             if (a.take(1)) node.attr<ReshapeAttrs>().shape = a.ints(1, "shape");
             break;
-        case OpKind::Slice: absorb_slice(a, node.attr<SliceAttrs>()); break;
+        case OpKind::Slice:
+            absorb_slice(a, node.attr<SliceAttrs>());
+            break;
         case OpKind::Pad:
             if (a.take(1)) node.attr<PadAttrs>().pads = a.ints(1, "pads");
             if (a.take(2)) node.attr<PadAttrs>().value = a.scalar(2, "constant_value");
@@ -109,7 +117,8 @@ bool absorb_constant_params(Graph& graph, Node& node) {
             if (a.take(1)) node.attr<UnaryAttrs>().alpha = a.scalar(1, "min");
             if (a.take(2)) node.attr<UnaryAttrs>().beta = a.scalar(2, "max");
             break;
-        default: break;
+        default:
+            break;
     }
     return a.finish();
 }

@@ -34,6 +34,21 @@ void NodeContext::set_output(size_t i, DType dtype, Shape shape) {
     v.has_shape = true;
 }
 
+void NodeContext::require_same_dtype(size_t first) const {
+    DType want = dtype(first);
+    for (size_t i = first + 1; i < node_.inputs.size(); ++i) {
+        if (!has_input(i)) continue;
+        STRATA_CHECK(dtype(i) == want, StatusCode::invalid_argument, "{}: input {} is {} but input {} is {}", label(),
+                     i, dtype_name(dtype(i)), first, dtype_name(want));
+    }
+}
+
+void NodeContext::check_magnitude(const std::vector<int64_t>& v, const char* what) const {
+    for (int64_t x : v)
+        STRATA_CHECK(x >= -kMaxDim && x <= kMaxDim, StatusCode::invalid_argument,
+                     "{}: {} entry {} is out of range (at most {} in magnitude)", label(), what, x, kMaxDim);
+}
+
 static std::vector<int64_t> read_int_constant(const Tensor& t, const std::string& label, const char* what) {
     std::vector<int64_t> r(static_cast<size_t>(t.numel()));
     if (t.dtype() == DType::i64) {

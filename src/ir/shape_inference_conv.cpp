@@ -23,6 +23,7 @@ void fill_default(NodeContext& ctx, std::vector<int64_t>& v, size_t n, int64_t v
     if (v.empty()) v.assign(n, value);
     STRATA_CHECK(v.size() == n, StatusCode::invalid_argument,
                  "{}: {} has {} entries, expected {} (one per spatial dim)", ctx.label(), what, v.size(), n);
+    ctx.check_magnitude(v, what);
     for (int64_t x : v)
         STRATA_CHECK(x >= min, StatusCode::invalid_argument, "{}: {} {} must be >= {}", ctx.label(), what, x, min);
 }
@@ -103,6 +104,7 @@ void split_transpose_pads(ConvTransposeAttrs& a, size_t i, int64_t total) {
 // ConvTranspose's spatial output sizes; derives explicit pads when output_shape or SAME fixes the output instead.
 Shape transpose_spatial(NodeContext& ctx, ConvTransposeAttrs& a, const Shape& x) {
     size_t n = x.size() - 2;
+    ctx.check_magnitude(a.output_shape, "output_shape");
     std::vector<int64_t> target = a.output_shape;
     if (target.size() == n + 2) target.erase(target.begin(), target.begin() + 2);  // some exporters add N and C
     STRATA_CHECK(target.empty() || target.size() == n, StatusCode::invalid_argument,
@@ -145,6 +147,7 @@ void infer_conv(NodeContext& ctx) {
     const Shape& wt = ctx.shape(1);
     auto& a = ctx.node().attr<ConvAttrs>();
     check_spatial_rank(ctx, x);
+    ctx.require_same_dtype();
     STRATA_CHECK(wt.size() == x.size(), StatusCode::invalid_argument,
                  "{}: weight {} must have the rank of the input {}", ctx.label(), shape_str(wt), shape_str(x));
     size_t n = x.size() - 2;
@@ -173,6 +176,7 @@ void infer_conv_transpose(NodeContext& ctx) {
     const Shape& wt = ctx.shape(1);
     auto& a = ctx.node().attr<ConvTransposeAttrs>();
     check_spatial_rank(ctx, x);
+    ctx.require_same_dtype();
     STRATA_CHECK(wt.size() == x.size(), StatusCode::invalid_argument,
                  "{}: weight {} must have the rank of the input {}", ctx.label(), shape_str(wt), shape_str(x));
     STRATA_CHECK(a.group >= 1, StatusCode::invalid_argument, "{}: group {} must be >= 1", ctx.label(), a.group);

@@ -9,6 +9,7 @@ namespace strata::ir::shapes {
 
 void infer_concat(NodeContext& ctx) {
     const Shape& first = ctx.shape(0);
+    ctx.require_same_dtype();
     auto axis = static_cast<size_t>(ctx.axis(ctx.node().attr<AxisAttrs>().axis, ctx.rank(0), "axis"));
     Shape out = first;
     for (size_t i = 1; i < ctx.num_inputs(); ++i) {
@@ -35,6 +36,7 @@ void infer_split(NodeContext& ctx) {
         STRATA_CHECK(sizes->size() == parts, StatusCode::invalid_argument, "{}: split {} has {} sizes for {} outputs",
                      ctx.label(), list_str(*sizes), sizes->size(), parts);
         int64_t sum = 0;
+        ctx.check_magnitude(*sizes, "split");
         for (int64_t s : *sizes) {
             STRATA_CHECK(s >= 0, StatusCode::invalid_argument, "{}: split {} has a negative size", ctx.label(),
                          list_str(*sizes));
@@ -105,7 +107,7 @@ void infer_slice(NodeContext& ctx) {
         STRATA_CHECK(a.steps[i] != 0, StatusCode::invalid_argument, "{}: steps {} has a 0", ctx.label(),
                      list_str(a.steps));
         if (x[axis] >= 0)
-            out[axis] = slice_count(x[axis], saturate((*a.starts)[i]), saturate((*a.ends)[i]), a.steps[i]);
+            out[axis] = slice_count(x[axis], saturate((*a.starts)[i]), saturate((*a.ends)[i]), saturate(a.steps[i]));
     }
     ctx.set_output(0, ctx.dtype(0), out);
 }
@@ -115,6 +117,7 @@ void infer_pad(NodeContext& ctx) {
     auto& a = ctx.node().attr<PadAttrs>();
     a.pads = ctx.required_param(a.pads, 1, "pads");
     const auto& pads = *a.pads;
+    ctx.check_magnitude(pads, "pads");
     STRATA_CHECK(pads.size() == 2 * x.size(), StatusCode::invalid_argument,
                  "{}: pads {} must have 2 entries per dim of the input {} (all begins, then all ends)", ctx.label(),
                  list_str(pads), shape_str(x));
@@ -137,6 +140,18 @@ void infer_shape_op(NodeContext& ctx) {
     ctx.set_output(0, DType::i64, {std::max<int64_t>(0, end - start)});
 }
 
+// Constant indices (the common case: Shape -> Gather picks a dim) are checked now rather than when running.
+static void check_constant_indices(NodeContext& ctx, int64_t dim) {
+    const Value& v = ctx.graph().value(ctx.node().input(1));
+    if (!v.constant || dim < 0) return;
+    for (int64_t i = 0; i < v.constant->numel(); ++i) {
+        int64_t index = v.dtype == DType::i64 ? v.constant->data<int64_t>()[i] : v.constant->data<int32_t>()[i];
+        STRATA_CHECK(index >= -dim && index < dim, StatusCode::invalid_argument,
+                     "{}: index {} is out of range for a dim of size {} (expected [{}, {}])", ctx.label(), index, dim,
+                     -dim, dim - 1);
+    }
+}
+
 void infer_gather(NodeContext& ctx) {
     const Shape& data = ctx.shape(0);
     const Shape& indices = ctx.shape(1);
@@ -145,6 +160,7 @@ void infer_gather(NodeContext& ctx) {
                  "{}: indices must be int64 or int32, not {}", ctx.label(), dtype_name(index_type));
     STRATA_CHECK(!data.empty(), StatusCode::invalid_argument, "{}: data must have rank >= 1", ctx.label());
     auto axis = static_cast<size_t>(ctx.axis(ctx.node().attr<AxisAttrs>().axis, ctx.rank(0), "axis"));
+    check_constant_indices(ctx, data[axis]);
     Shape out(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(axis));
     out.insert(out.end(), indices.begin(), indices.end());
     out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(axis) + 1, data.end());
@@ -154,6 +170,7 @@ void infer_gather(NodeContext& ctx) {
 void infer_constant_of_shape(NodeContext& ctx) {
     auto& a = ctx.node().attr<ConstantOfShapeAttrs>();
     a.shape = ctx.required_param(a.shape, 0, "shape");
+    ctx.check_magnitude(*a.shape, "shape");
     for (int64_t d : *a.shape)
         STRATA_CHECK(d >= 0, StatusCode::invalid_argument, "{}: shape {} has a negative dim", ctx.label(),
                      list_str(*a.shape));

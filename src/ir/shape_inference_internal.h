@@ -12,6 +12,8 @@
 namespace strata::ir::shapes {
 
 inline constexpr int64_t kUnknown = -1;
+/// No dim, pad, stride or repeat count may exceed this: it keeps every size computed from them free of overflow.
+inline constexpr int64_t kMaxDim = int64_t{1} << 40;
 
 /// One node being inferred: its graph, the node itself, and the output setter. Accessors throw Errors that name
 /// the node and op.
@@ -38,6 +40,12 @@ public:
     /// Like param(), but the parameter must be present.
     std::vector<int64_t> required_param(const std::optional<std::vector<int64_t>>& attr, size_t input,
                                         const char* what) const;
+
+    /// Checks that every present input from `first` on has input `first`'s dtype (ONNX's single type T).
+    void require_same_dtype(size_t first = 0) const;
+
+    /// Checks that every entry of a parameter list is within +-kMaxDim (a corrupt file must not overflow sizes).
+    void check_magnitude(const std::vector<int64_t>& v, const char* what) const;
 
     /// Normalises a possibly negative axis into [0, rank); throws naming the op and the attribute.
     int64_t axis(int64_t axis, int64_t rank, const char* what) const;

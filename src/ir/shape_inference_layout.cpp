@@ -43,6 +43,7 @@ void infer_reshape(NodeContext& ctx) {
     auto& a = ctx.node().attr<ReshapeAttrs>();
     a.shape = ctx.required_param(a.shape, 1, "shape");
     const auto& spec = *a.shape;
+    ctx.check_magnitude(spec, "shape");
     Shape out(spec.size());
     std::optional<size_t> infer_at;
     for (size_t i = 0; i < spec.size(); ++i) {
@@ -126,6 +127,7 @@ void infer_unsqueeze(NodeContext& ctx) {
 void infer_tile(NodeContext& ctx) {
     const Shape& x = ctx.shape(0);
     auto repeats = ctx.required_param(ctx.node().attr<TileAttrs>().repeats, 1, "repeats");
+    ctx.check_magnitude(repeats, "repeats");
     STRATA_CHECK(repeats.size() == x.size(), StatusCode::invalid_argument,
                  "{}: repeats {} must have one entry per dim of the input {}", ctx.label(), list_str(repeats),
                  shape_str(x));
@@ -141,6 +143,7 @@ void infer_tile(NodeContext& ctx) {
 void infer_expand(NodeContext& ctx) {
     const Shape& x = ctx.shape(0);
     auto shape = ctx.required_param(ctx.node().attr<ExpandAttrs>().shape, 1, "shape");
+    ctx.check_magnitude(shape, "shape");
     auto out = broadcast(x, shape);
     STRATA_CHECK(out.has_value(), StatusCode::invalid_argument, "{}: the input {} does not broadcast with shape {}",
                  ctx.label(), shape_str(x), list_str(shape));

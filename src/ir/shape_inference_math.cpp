@@ -33,6 +33,7 @@ static bool unidirectional(const Shape& from, const Shape& to) {
 void infer_binary(NodeContext& ctx) {
     const Shape& a = ctx.shape(0);
     const Shape& b = ctx.shape(1);
+    if (ctx.node().attr<BinaryAttrs>().kind != BinaryKind::Pow) ctx.require_same_dtype();  // Pow's exponent may differ
     auto out = broadcast(a, b);
     if (ctx.node().attr<BinaryAttrs>().kind == BinaryKind::PRelu) {
         // The slope broadcasts to X (one direction only): the output is X's shape.
@@ -49,6 +50,7 @@ void infer_gemm(NodeContext& ctx) {
     const Shape& a = ctx.shape(0);
     const Shape& b = ctx.shape(1);
     const auto& attrs = ctx.node().attr<GemmAttrs>();
+    ctx.require_same_dtype();
     STRATA_CHECK(a.size() == 2 && b.size() == 2, StatusCode::invalid_argument, "{}: A {} and B {} must be 2-D",
                  ctx.label(), shape_str(a), shape_str(b));
     int64_t m = attrs.trans_a ? a[1] : a[0];
@@ -71,6 +73,7 @@ void infer_gemm(NodeContext& ctx) {
 void infer_matmul(NodeContext& ctx) {
     Shape a = ctx.shape(0);
     Shape b = ctx.shape(1);
+    ctx.require_same_dtype();
     STRATA_CHECK(!a.empty() && !b.empty(), StatusCode::invalid_argument, "{}: scalars {} and {} cannot be multiplied",
                  ctx.label(), shape_str(a), shape_str(b));
     bool a_vector = a.size() == 1, b_vector = b.size() == 1;
@@ -91,6 +94,7 @@ void infer_matmul(NodeContext& ctx) {
 void infer_fully_connected(NodeContext& ctx) {
     const Shape& x = ctx.shape(0);
     const Shape& w = ctx.shape(1);
+    ctx.require_same_dtype();
     STRATA_CHECK(x.size() == 2 && w.size() == 2 && dims_match(x[1], w[1]), StatusCode::invalid_argument,
                  "{}: X {} and W {} must be [N, K] and [M, K]", ctx.label(), shape_str(x), shape_str(w));
     if (ctx.has_input(2)) {

@@ -30,8 +30,13 @@ bool inputs_constant(const ir::Graph& graph, const ir::Node& node) {
                        [&](ir::ValueId v) { return v == ir::kNoValue || graph.is_constant(v); });
 }
 
+bool outputs_present(const ir::Node& node) {
+    return std::none_of(node.outputs.begin(), node.outputs.end(), [](ir::ValueId v) { return v == ir::kNoValue; });
+}
+
 bool feeds_graph_output(const ir::Graph& graph, const ir::Node& node) {
-    return std::any_of(node.outputs.begin(), node.outputs.end(), [&](ir::ValueId v) { return graph.is_graph_output(v); });
+    return std::any_of(node.outputs.begin(), node.outputs.end(),
+                       [&](ir::ValueId v) { return graph.is_graph_output(v); });
 }
 
 // Shape of a static input: the dims [start, end) with ONNX's rules (negative counts from the back, then clamped).
@@ -64,7 +69,7 @@ std::vector<Tensor> evaluate(ir::Graph& graph, ir::Node& node) {
 
 // The node's results as constants, or empty when it does not fold.
 std::vector<Tensor> try_fold(ir::Graph& graph, ir::Node& node) {
-    if (node.outputs.empty() || feeds_graph_output(graph, node)) return {};
+    if (node.outputs.empty() || !outputs_present(node) || feeds_graph_output(graph, node)) return {};
     if (node.op == ir::OpKind::Shape && !node.inputs.empty() && node.inputs[0] != ir::kNoValue &&
         fully_known(graph.value(node.inputs[0])))
         return {static_shape_of(graph, node)};

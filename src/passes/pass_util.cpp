@@ -48,7 +48,8 @@ bool infer_node_shapes_if_static(ir::Graph& graph, ir::Node& node) {
             if (e.code() != StatusCode::unsupported) throw;
         }
     }
-    for (ir::ValueId out : node.outputs) graph.value(out).has_shape = false;
+    for (ir::ValueId out : node.outputs)
+        if (out != ir::kNoValue) graph.value(out).has_shape = false;
     return false;
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 bool is_passthrough(const ir::Node& node) {
     return (node.op == ir::OpKind::Identity || node.op == ir::OpKind::Dropout) && node.outputs.size() == 1 &&
-           !node.inputs.empty() && node.inputs[0] != ir::kNoValue;
+           node.outputs[0] != ir::kNoValue && !node.inputs.empty() && node.inputs[0] != ir::kNoValue;
 }
 
 // Y is a graph output: it can keep its name if X's producer writes Y directly, which needs a producer and X not

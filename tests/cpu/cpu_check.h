@@ -19,6 +19,14 @@
 
 namespace strata::test {
 
+/// A kind in failure messages ("UnaryKind 9"): its number, which replays exactly without depending on name tables.
+inline std::string kind_label(ir::UnaryKind k) {
+    return "UnaryKind " + std::to_string(static_cast<int>(k));
+}
+inline std::string kind_label(ir::BinaryKind k) {
+    return "BinaryKind " + std::to_string(static_cast<int>(k));
+}
+
 /// A pool with an odd number of workers, so chunks split unevenly; shared by every test in the binary.
 inline ThreadPool& cpu_test_pool() {
     static ThreadPool pool(3);
@@ -30,9 +38,12 @@ inline std::vector<Tensor> node_inputs(const ir::Graph& graph, const ir::Node& n
                                        const std::map<ir::ValueId, Tensor>& feeds) {
     std::vector<Tensor> inputs;
     for (ir::ValueId id : node.inputs) {
-        if (id == ir::kNoValue) inputs.emplace_back();
-        else if (graph.is_constant(id)) inputs.push_back(*graph.value(id).constant);
-        else inputs.push_back(feeds.at(id));
+        if (id == ir::kNoValue)
+            inputs.emplace_back();
+        else if (graph.is_constant(id))
+            inputs.push_back(*graph.value(id).constant);
+        else
+            inputs.push_back(feeds.at(id));
     }
     return inputs;
 }

@@ -36,8 +36,11 @@ TEST(CpuSoftmax, MatchesReferenceOnAxesAndCoercedForm) {
         int64_t axis;
         bool coerce_2d;
     };
-    const Case cases[] = {{{3, 1000}, -1, false}, {{2, 7, 5, 3}, 1, false}, {{2, 7, 5, 3}, 1, true},
-                          {{4, 9, 11}, 0, false}, {{5, 13}, 1, true}};
+    const Case cases[] = {{{3, 1000}, -1, false},
+                          {{2, 7, 5, 3}, 1, false},
+                          {{2, 7, 5, 3}, 1, true},
+                          {{4, 9, 11}, 0, false},
+                          {{5, 13}, 1, true}};
     for (ir::OpKind op : {ir::OpKind::Softmax, ir::OpKind::LogSoftmax})
         for (const Case& c : cases) {
             ir::Builder b("softmax");

@@ -22,8 +22,7 @@ struct ConvCase {
 
     std::string str() const {
         return fmt::format("N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}", n, c, h, w, m,
-                           kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
-                           act ? ir::unary_kind_name(*act) : "none");
+                           kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias, act ? kind_label(*act) : "none");
     }
 };
 
@@ -51,20 +50,22 @@ void check_conv(const ConvCase& cc, const std::string& tactic, uint64_t seed) {
 
 // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias
 const ConvCase kGemmCases[] = {
-    {1, 3, 11, 13, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},        // pointwise: sgemm straight on X
-    {3, 17, 9, 7, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},       // pointwise, batch 3
-    {2, 8, 23, 25, 9, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, true},        // 1x1 stride 2 goes through im2col
+    {1, 3, 11, 13, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},   // pointwise: sgemm straight on X
+    {3, 17, 9, 7, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},  // pointwise, batch 3
+    {2, 8, 23, 25, 9, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, true},   // 1x1 stride 2 goes through im2col
     {1, 5, 15, 17, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},
     {2, 3, 29, 31, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},
-    {1, 4, 19, 18, 6, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 1, false},       // stride 3
-    {1, 3, 33, 35, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true},        // stem-like 7x7
-    {2, 6, 17, 21, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true},        // dilation 2
-    {1, 5, 14, 13, 7, 3, 2, 1, 2, 3, 1, 0, 1, 2, 0, 1, true},        // rectangular, asymmetric pads and dilation
-    {2, 6, 13, 11, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, true},        // groups 3
-    {1, 8, 12, 9, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, false},        // pointwise, groups 2
-    {1, 64, 37, 39, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},      // K = 576: several column blocks per image
-    {3, 5, 0, 41, 6, 1, 4, 1, 2, 1, 1, 0, 3, 0, 2, 1, true},         // 1-D
-    {1, 3, 4, 5, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},          // kernel larger than the image: mostly padding
+    {1, 4, 19, 18, 6, 5, 5, 3, 3, 1, 1, 2, 2, 2, 2, 1, false},   // stride 3
+    {1, 3, 33, 35, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true},    // stem-like 7x7
+    {2, 6, 17, 21, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true},    // dilation 2
+    {1, 5, 14, 13, 7, 3, 2, 1, 2, 3, 1, 0, 1, 2, 0, 1, true},    // rectangular, asymmetric pads and dilation
+    {2, 6, 13, 11, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, true},    // groups 3
+    {1, 8, 12, 9, 4, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, false},    // pointwise, groups 2
+    {1, 64, 37, 39, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},  // K = 576: several column blocks per image
+    {1, 24, 7, 7, 70, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},    // 49 columns: output channels split in blocks
+    {1, 10, 6, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},    // the same with im2col
+    {3, 5, 0, 41, 6, 1, 4, 1, 2, 1, 1, 0, 3, 0, 2, 1, true},     // 1-D
+    {1, 3, 4, 5, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},      // kernel larger than the image: mostly padding
 };
 
 TEST(CpuConvGemm, MatchesReferenceOnShapeTable) {
@@ -85,18 +86,18 @@ TEST(CpuConvGemm, EachFusedActivationMatchesReference) {
 
 // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias
 const ConvCase kDepthwiseCases[] = {
-    {1, 7, 17, 19, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7, true},        // 3x3 s1: vectorised interior
-    {2, 5, 23, 21, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, false},       // 3x3 s2
-    {1, 9, 19, 20, 9, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 9, true},        // 5x5 s1
-    {3, 4, 25, 27, 4, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 4, true},        // 5x5 s2
-    {1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, true},          // all border
-    {1, 3, 2, 4, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3, true},          // image narrower than the kernel
-    {2, 5, 15, 16, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, true},       // multiplier 2
-    {1, 3, 14, 13, 9, 3, 3, 2, 1, 1, 1, 0, 1, 2, 1, 3, false},       // multiplier 3, mixed strides, asymmetric pads
-    {1, 4, 18, 17, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4, true},        // dilation 2: checked path
-    {1, 5, 21, 22, 5, 7, 7, 3, 3, 1, 1, 3, 3, 3, 3, 5, true},        // 7x7 stride 3: checked path
-    {2, 6, 13, 15, 6, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 6, true},        // unpadded
-    {2, 5, 0, 33, 5, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 5, true},         // 1-D
+    {1, 7, 17, 19, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 7, true},   // 3x3 s1: vectorised interior
+    {2, 5, 23, 21, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5, false},  // 3x3 s2
+    {1, 9, 19, 20, 9, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 9, true},   // 5x5 s1
+    {3, 4, 25, 27, 4, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 4, true},   // 5x5 s2
+    {1, 6, 3, 3, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6, true},     // all border
+    {1, 3, 2, 4, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3, true},     // image narrower than the kernel
+    {2, 5, 15, 16, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5, true},  // multiplier 2
+    {1, 3, 14, 13, 9, 3, 3, 2, 1, 1, 1, 0, 1, 2, 1, 3, false},  // multiplier 3, mixed strides, asymmetric pads
+    {1, 4, 18, 17, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4, true},   // dilation 2: checked path
+    {1, 5, 21, 22, 5, 7, 7, 3, 3, 1, 1, 3, 3, 3, 3, 5, true},   // 7x7 stride 3: checked path
+    {2, 6, 13, 15, 6, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 6, true},   // unpadded
+    {2, 5, 0, 33, 5, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 5, true},    // 1-D
 };
 
 TEST(CpuConvDepthwise, MatchesReferenceOnShapeTable) {
@@ -115,7 +116,8 @@ TEST(CpuConvDepthwise, EachFusedActivationMatchesReference) {
 TEST(CpuConvDepthwise, RefusesGroupedConvThatIsNotDepthwise) {
     ir::Builder b("grouped");
     ir::ValueId x = b.input("x", DType::f32, {1, 6, 9, 9});
-    b.output(b.conv(x, random_tensor(DType::f32, {6, 3, 3, 3}, test_seed()), std::nullopt, ir::conv2d_attrs(3, 1, 1, 2)));
+    b.output(
+        b.conv(x, random_tensor(DType::f32, {6, 3, 3, 3}, test_seed()), std::nullopt, ir::conv2d_attrs(3, 1, 1, 2)));
     auto graph = b.finish();
     EXPECT_NE(tactic_reason(*graph, "cpu.conv2d_depthwise").find("not depthwise"), std::string::npos);
     EXPECT_EQ(tactic_reason(*graph, "cpu.conv2d_im2col_gemm"), "");

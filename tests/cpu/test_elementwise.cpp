@@ -23,7 +23,7 @@ TEST(CpuUnary, EveryKindMatchesReference) {
         auto graph = b.finish();
         seed += 10;
         Tensor data = random_tensor(DType::f32, shape, seed, positive ? 0.1 : -4.0, 4.0);
-        expect_tactic_matches_reference(*graph, {{x, data}}, "cpu.unary", ir::unary_kind_name(kind), seed);
+        expect_tactic_matches_reference(*graph, {{x, data}}, "cpu.unary", kind_label(kind), seed);
     }
 }
 
@@ -48,7 +48,8 @@ TEST(CpuBinary, EveryKindAndBroadcastMatchesReference) {
     for (int k = 0; k <= static_cast<int>(BinaryKind::PRelu); ++k) {
         const auto kind = static_cast<BinaryKind>(k);
         for (const BinaryCase& bc : kBroadcasts) {
-            if (kind == BinaryKind::PRelu && shape_numel(bc.a) < shape_numel(bc.b)) continue;  // the slope broadcasts to X
+            if (kind == BinaryKind::PRelu && shape_numel(bc.a) < shape_numel(bc.b))
+                continue;  // the slope broadcasts to X
             ir::Builder b("binary");
             ir::ValueId x = b.input("a", DType::f32, bc.a);
             ir::ValueId y = b.input("b", DType::f32, bc.b);
@@ -61,8 +62,7 @@ TEST(CpuBinary, EveryKindAndBroadcastMatchesReference) {
             std::map<ir::ValueId, Tensor> feeds{{x, random_tensor(DType::f32, bc.a, seed, lo_a, 2.0)},
                                                 {y, random_tensor(DType::f32, bc.b, seed + 1, lo_b, 2.0)}};
             expect_tactic_matches_reference(*graph, feeds, "cpu.binary",
-                                            fmt::format("{} {} {}", ir::binary_kind_name(kind), shape_str(bc.a),
-                                                        shape_str(bc.b)),
+                                            fmt::format("{} {} {}", kind_label(kind), shape_str(bc.a), shape_str(bc.b)),
                                             seed);
         }
     }

@@ -17,10 +17,8 @@ struct GemmCase {
 
 const GemmCase kCases[] = {
     {1, 1000, 67, false, true, {1000}, true, 1.0f, 1.0f},  // classifier at batch 1
-    {7, 131, 29, false, false, {7, 131}, true, 0.5f, 2.0f},
-    {5, 17, 13, true, false, {}, false, 1.0f, 1.0f},
-    {9, 150, 11, true, true, {9, 1}, true, -1.5f, 0.25f},
-    {3, 70, 5, false, true, {1, 70}, true, 1.0f, 1.0f},
+    {7, 131, 29, false, false, {7, 131}, true, 0.5f, 2.0f}, {5, 17, 13, true, false, {}, false, 1.0f, 1.0f},
+    {9, 150, 11, true, true, {9, 1}, true, -1.5f, 0.25f},   {3, 70, 5, false, true, {1, 70}, true, 1.0f, 1.0f},
     {4, 65, 9, false, false, {1}, true, 1.0f, -1.0f},
 };
 
@@ -36,9 +34,9 @@ TEST(CpuGemm, MatchesReferenceOnShapeTable) {
         if (gc.has_c) inputs.push_back(b.constant("c", random_tensor(DType::f32, gc.c, seed + 2)));
         b.output(b.op(ir::OpKind::Gemm, inputs, ir::GemmAttrs{gc.alpha, gc.beta, gc.trans_a, gc.trans_b}));
         auto graph = b.finish();
-        const std::string config = fmt::format("M{} N{} K{} transA{} transB{} C{} alpha{} beta{}", gc.m, gc.n, gc.k,
-                                               gc.trans_a, gc.trans_b, gc.has_c ? shape_str(gc.c) : "none", gc.alpha,
-                                               gc.beta);
+        const std::string config =
+            fmt::format("M{} N{} K{} transA{} transB{} C{} alpha{} beta{}", gc.m, gc.n, gc.k, gc.trans_a, gc.trans_b,
+                        gc.has_c ? shape_str(gc.c) : "none", gc.alpha, gc.beta);
         expect_tactic_matches_reference(*graph, {{a, random_tensor(DType::f32, a_shape, seed)}}, "cpu.gemm", config,
                                         seed);
     }
@@ -59,8 +57,8 @@ TEST(CpuFullyConnected, MatchesReferenceWithBiasAndActivations) {
                 if (bias) inputs.push_back(b.constant("bias", random_tensor(DType::f32, {m}, seed + 2)));
                 b.output(b.op(ir::OpKind::FullyConnected, inputs, ir::FullyConnectedAttrs{act}));
                 auto graph = b.finish();
-                const std::string config = fmt::format("N{} M{} K{} bias{} act {}", n, m, k, bias,
-                                                       act ? ir::unary_kind_name(act->kind) : "none");
+                const std::string config =
+                    fmt::format("N{} M{} K{} bias{} act {}", n, m, k, bias, act ? kind_label(act->kind) : "none");
                 expect_tactic_matches_reference(*graph, {{x, random_tensor(DType::f32, {n, k}, seed)}},
                                                 "cpu.fully_connected", config, seed);
             }

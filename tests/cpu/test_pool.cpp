@@ -13,8 +13,8 @@ struct PoolCase {
     bool ceil_mode, count_include_pad;
 
     std::string str() const {
-        return fmt::format("N{} C{} H{} W{} k{}x{} s{}x{} pads[{},{},{},{}] d{}x{} ceil{} include_pad{}", n, c, h, w, kh,
-                           kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil_mode, count_include_pad);
+        return fmt::format("N{} C{} H{} W{} k{}x{} s{}x{} pads[{},{},{},{}] d{}x{} ceil{} include_pad{}", n, c, h, w,
+                           kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, ceil_mode, count_include_pad);
     }
 };
 
@@ -22,9 +22,9 @@ struct PoolCase {
 const PoolCase kCases[] = {
     {1, 3, 13, 15, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, false, false},
     {2, 5, 14, 17, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false},
-    {1, 4, 15, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},   // googlenet's branch pool, counting pads
-    {1, 3, 16, 19, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, true, false},   // ceil_mode: last window runs off the end
-    {1, 3, 17, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},    // ceil_mode with count_include_pad
+    {1, 4, 15, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},  // googlenet's branch pool, counting pads
+    {1, 3, 16, 19, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, true, false},  // ceil_mode: last window runs off the end
+    {1, 3, 17, 18, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},   // ceil_mode with count_include_pad
     {2, 2, 19, 23, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, false, false},
     {1, 3, 20, 21, 5, 4, 3, 2, 2, 1, 0, 2, 1, 1, false, false},  // stride 3, rectangular, asymmetric pads
     {1, 2, 18, 17, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, false, false},  // dilation 2

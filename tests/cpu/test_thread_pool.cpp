@@ -26,7 +26,8 @@ TEST(ThreadPool, EveryIndexRunsExactlyOnce) {
                 ASSERT_LE(end, n);
                 for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
             });
-            for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)], 1) << "threads " << threads << " n " << n;
+            for (int64_t i = 0; i < n; ++i)
+                ASSERT_EQ(hits[static_cast<size_t>(i)], 1) << "threads " << threads << " n " << n;
         }
     }
 }
@@ -68,8 +69,7 @@ TEST(ThreadPool, NestedCallsRunInline) {
     ThreadPool pool(2);
     std::atomic<int64_t> count{0};
     pool.parallel_for(8, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i)
-            pool.parallel_for(10, [&](int64_t b, int64_t e) { count += e - b; });
+        for (int64_t i = begin; i < end; ++i) pool.parallel_for(10, [&](int64_t b, int64_t e) { count += e - b; });
     });
     EXPECT_EQ(count.load(), 80);
 }
@@ -78,8 +78,7 @@ TEST(ThreadPool, ConcurrentCallersBothFinish) {
     ThreadPool pool(2);
     std::atomic<int64_t> total{0};
     auto work = [&] {
-        for (int r = 0; r < 200; ++r)
-            pool.parallel_for(33, [&](int64_t b, int64_t e) { total += e - b; });
+        for (int r = 0; r < 200; ++r) pool.parallel_for(33, [&](int64_t b, int64_t e) { total += e - b; });
     };
     std::thread other(work);
     work();

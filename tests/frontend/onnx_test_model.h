@@ -18,14 +18,22 @@ namespace strata::test {
 
 inline int32_t onnx_type(DType t) {
     switch (t) {
-        case DType::f32: return onnx::TensorProto_DataType_FLOAT;
-        case DType::f16: return onnx::TensorProto_DataType_FLOAT16;
-        case DType::bf16: return onnx::TensorProto_DataType_BFLOAT16;
-        case DType::i8: return onnx::TensorProto_DataType_INT8;
-        case DType::u8: return onnx::TensorProto_DataType_UINT8;
-        case DType::i32: return onnx::TensorProto_DataType_INT32;
-        case DType::i64: return onnx::TensorProto_DataType_INT64;
-        case DType::boolean: return onnx::TensorProto_DataType_BOOL;
+        case DType::f32:
+            return onnx::TensorProto_DataType_FLOAT;
+        case DType::f16:
+            return onnx::TensorProto_DataType_FLOAT16;
+        case DType::bf16:
+            return onnx::TensorProto_DataType_BFLOAT16;
+        case DType::i8:
+            return onnx::TensorProto_DataType_INT8;
+        case DType::u8:
+            return onnx::TensorProto_DataType_UINT8;
+        case DType::i32:
+            return onnx::TensorProto_DataType_INT32;
+        case DType::i64:
+            return onnx::TensorProto_DataType_INT64;
+        case DType::boolean:
+            return onnx::TensorProto_DataType_BOOL;
     }
     return 0;
 }
@@ -104,8 +112,10 @@ public:
         tt->set_elem_type(onnx_type(dtype));
         auto* sh = tt->mutable_shape();
         for (int64_t d : shape) {
-            if (d < 0) sh->add_dim()->set_dim_param("N");
-            else sh->add_dim()->set_dim_value(d);
+            if (d < 0)
+                sh->add_dim()->set_dim_param("N");
+            else
+                sh->add_dim()->set_dim_value(d);
         }
         return *this;
     }
@@ -161,8 +171,8 @@ inline void expect_error(const std::function<void()>& f, StatusCode code, const 
         f();
     } catch (const Error& e) {
         EXPECT_EQ(e.code(), code) << "message: " << e.what();
-        for (const std::string& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-            << "'" << p << "' not in: " << e.what();
+        for (const std::string& p : parts)
+            EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
         return;
     }
     ADD_FAILURE() << "no strata::Error thrown";

@@ -127,8 +127,7 @@ TEST(OnnxBatchNorm, TrainingFormsAreUnsupported) {
     set_attr(m7.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}), "spatial", int64_t{0});
     expect_error([&] { m7.import(); }, StatusCode::unsupported, {"spatial=0"});
     OnnxModel m15 = batch_norm_model(15);
-    set_attr(m15.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}), "training_mode",
-             int64_t{1});
+    set_attr(m15.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"}), "training_mode", int64_t{1});
     expect_error([&] { m15.import(); }, StatusCode::unsupported, {"training_mode=1"});
     OnnxModel used = batch_norm_model(9);
     used.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y", "running_mean"});

@@ -17,14 +17,22 @@ struct UnaryCase {
 
 TEST(OnnxUnary, EveryOpWithItsDefaults) {
     const UnaryCase cases[] = {
-        {"Relu", UnaryKind::Relu, 0, 0},           {"LeakyRelu", UnaryKind::LeakyRelu, 0.01f, 0},
-        {"Elu", UnaryKind::Elu, 1.0f, 0},          {"Selu", UnaryKind::Selu, 1.67326319217681884765625f, 1.05070102214813232421875f},
-        {"Sigmoid", UnaryKind::Sigmoid, 0, 0},     {"HardSigmoid", UnaryKind::HardSigmoid, 0.2f, 0.5f},
-        {"HardSwish", UnaryKind::HardSwish, 0, 0}, {"Tanh", UnaryKind::Tanh, 0, 0},
-        {"Softplus", UnaryKind::Softplus, 0, 0},   {"Softsign", UnaryKind::Softsign, 0, 0},
-        {"Exp", UnaryKind::Exp, 0, 0},             {"Log", UnaryKind::Log, 0, 0},
-        {"Sqrt", UnaryKind::Sqrt, 0, 0},           {"Neg", UnaryKind::Neg, 0, 0},
-        {"Abs", UnaryKind::Abs, 0, 0},             {"Reciprocal", UnaryKind::Reciprocal, 0, 0},
+        {"Relu", UnaryKind::Relu, 0, 0},
+        {"LeakyRelu", UnaryKind::LeakyRelu, 0.01f, 0},
+        {"Elu", UnaryKind::Elu, 1.0f, 0},
+        {"Selu", UnaryKind::Selu, 1.67326319217681884765625f, 1.05070102214813232421875f},
+        {"Sigmoid", UnaryKind::Sigmoid, 0, 0},
+        {"HardSigmoid", UnaryKind::HardSigmoid, 0.2f, 0.5f},
+        {"HardSwish", UnaryKind::HardSwish, 0, 0},
+        {"Tanh", UnaryKind::Tanh, 0, 0},
+        {"Softplus", UnaryKind::Softplus, 0, 0},
+        {"Softsign", UnaryKind::Softsign, 0, 0},
+        {"Exp", UnaryKind::Exp, 0, 0},
+        {"Log", UnaryKind::Log, 0, 0},
+        {"Sqrt", UnaryKind::Sqrt, 0, 0},
+        {"Neg", UnaryKind::Neg, 0, 0},
+        {"Abs", UnaryKind::Abs, 0, 0},
+        {"Reciprocal", UnaryKind::Reciprocal, 0, 0},
     };
     for (const UnaryCase& c : cases) {
         OnnxModel m;
@@ -80,8 +88,10 @@ TEST(OnnxClip, ConstantInputsAbsorbedComputedOnesKept) {
 }
 
 TEST(OnnxBinary, KindsAndOperands) {
-    const std::pair<const char*, ir::BinaryKind> ops[] = {{"Add", ir::BinaryKind::Add}, {"Sub", ir::BinaryKind::Sub},
-                                                          {"Mul", ir::BinaryKind::Mul}, {"Div", ir::BinaryKind::Div},
+    const std::pair<const char*, ir::BinaryKind> ops[] = {{"Add", ir::BinaryKind::Add},
+                                                          {"Sub", ir::BinaryKind::Sub},
+                                                          {"Mul", ir::BinaryKind::Mul},
+                                                          {"Div", ir::BinaryKind::Div},
                                                           {"Pow", ir::BinaryKind::Pow}};
     for (auto [op, kind] : ops) {
         OnnxModel m;

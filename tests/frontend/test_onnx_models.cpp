@@ -16,7 +16,9 @@ struct ModelCase {
     std::map<OpKind, size_t> ops;  // every IR op kind in the imported graph and its count
 };
 
-void PrintTo(const ModelCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ModelCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 class OnnxModelImport : public ::testing::TestWithParam<ModelCase> {};
 
@@ -46,27 +48,52 @@ TEST_P(OnnxModelImport, InputsOutputsAndOpCounts) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SharedModels, OnnxModelImport,
-    ::testing::Values(
-        ModelCase{"squeezenet1_1",
-                  {{OpKind::Concat, 8}, {OpKind::Conv, 26}, {OpKind::Flatten, 1}, {OpKind::GlobalAveragePool, 1},
-                   {OpKind::MaxPool, 3}, {OpKind::Unary, 26}}},
-        ModelCase{"mobilenet_v2",
-                  {{OpKind::Binary, 10}, {OpKind::Conv, 52}, {OpKind::Flatten, 1}, {OpKind::Gemm, 1},
-                   {OpKind::GlobalAveragePool, 1}, {OpKind::Unary, 35}}},
-        ModelCase{"shufflenet_v2_x1_0",
-                  {{OpKind::Binary, 68}, {OpKind::Cast, 32}, {OpKind::Concat, 48}, {OpKind::Conv, 56},
-                   {OpKind::Gather, 77}, {OpKind::Gemm, 1}, {OpKind::MaxPool, 1}, {OpKind::Reduce, 1},
-                   {OpKind::Reshape, 32}, {OpKind::Shape, 77}, {OpKind::Slice, 26}, {OpKind::Transpose, 16},
-                   {OpKind::Unary, 37}, {OpKind::Unsqueeze, 128}}},
-        ModelCase{"efficientnet_b0",
-                  {{OpKind::Binary, 74}, {OpKind::Conv, 81}, {OpKind::Flatten, 1}, {OpKind::Gemm, 1},
-                   {OpKind::GlobalAveragePool, 17}, {OpKind::Unary, 65}}},
-        ModelCase{"googlenet",
-                  {{OpKind::Concat, 9}, {OpKind::Conv, 57}, {OpKind::Flatten, 1}, {OpKind::Gemm, 1},
-                   {OpKind::GlobalAveragePool, 1}, {OpKind::MaxPool, 13}, {OpKind::Unary, 57}}}),
-    [](const ::testing::TestParamInfo<ModelCase>& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(SharedModels, OnnxModelImport,
+                         ::testing::Values(ModelCase{"squeezenet1_1",
+                                                     {{OpKind::Concat, 8},
+                                                      {OpKind::Conv, 26},
+                                                      {OpKind::Flatten, 1},
+                                                      {OpKind::GlobalAveragePool, 1},
+                                                      {OpKind::MaxPool, 3},
+                                                      {OpKind::Unary, 26}}},
+                                           ModelCase{"mobilenet_v2",
+                                                     {{OpKind::Binary, 10},
+                                                      {OpKind::Conv, 52},
+                                                      {OpKind::Flatten, 1},
+                                                      {OpKind::Gemm, 1},
+                                                      {OpKind::GlobalAveragePool, 1},
+                                                      {OpKind::Unary, 35}}},
+                                           ModelCase{"shufflenet_v2_x1_0",
+                                                     {{OpKind::Binary, 68},
+                                                      {OpKind::Cast, 32},
+                                                      {OpKind::Concat, 48},
+                                                      {OpKind::Conv, 56},
+                                                      {OpKind::Gather, 77},
+                                                      {OpKind::Gemm, 1},
+                                                      {OpKind::MaxPool, 1},
+                                                      {OpKind::Reduce, 1},
+                                                      {OpKind::Reshape, 32},
+                                                      {OpKind::Shape, 77},
+                                                      {OpKind::Slice, 26},
+                                                      {OpKind::Transpose, 16},
+                                                      {OpKind::Unary, 37},
+                                                      {OpKind::Unsqueeze, 128}}},
+                                           ModelCase{"efficientnet_b0",
+                                                     {{OpKind::Binary, 74},
+                                                      {OpKind::Conv, 81},
+                                                      {OpKind::Flatten, 1},
+                                                      {OpKind::Gemm, 1},
+                                                      {OpKind::GlobalAveragePool, 17},
+                                                      {OpKind::Unary, 65}}},
+                                           ModelCase{"googlenet",
+                                                     {{OpKind::Concat, 9},
+                                                      {OpKind::Conv, 57},
+                                                      {OpKind::Flatten, 1},
+                                                      {OpKind::Gemm, 1},
+                                                      {OpKind::GlobalAveragePool, 1},
+                                                      {OpKind::MaxPool, 13},
+                                                      {OpKind::Unary, 57}}}),
+                         [](const ::testing::TestParamInfo<ModelCase>& info) { return std::string(info.param.name); });
 
 // MobileNetV2's ReLU6 is Clip(x, Constant 0, Constant 6): the bounds become attrs and the inputs go away.
 TEST(OnnxModelImport, MobileNetClipBoundsAbsorbed) {

@@ -127,6 +127,28 @@ TEST(ShapeInferenceConvTranspose, OutputShapeDerivesPads) {
     EXPECT_EQ(r.pads_end, std::vector<int64_t>{1});
 }
 
+TEST(ShapeInferenceConvTranspose, SameLowerValidAndFourEntryOutputShape) {
+    // in 4, k 4, stride 3: SAME out 12, full 3*3 + 4 = 13, total 1: SAME_LOWER puts it first.
+    auto lower = deconv({3}, {});
+    lower.auto_pad = AutoPad::same_lower;
+    auto n = one_node(OpKind::ConvTranspose, {{2, 3, 4}, {3, 2, 4}}, lower);
+    n.infer();
+    EXPECT_EQ(n.shape(), (Shape{2, 2, 12}));
+    EXPECT_EQ(n.node().attr<ConvTransposeAttrs>().pads_begin, std::vector<int64_t>{1});
+    EXPECT_EQ(n.node().attr<ConvTransposeAttrs>().pads_end, std::vector<int64_t>{0});
+    auto valid = deconv({3}, {2, 2});
+    valid.auto_pad = AutoPad::valid;  // the pads are ignored
+    EXPECT_EQ(infer_one(OpKind::ConvTranspose, {{2, 3, 4}, {3, 2, 4}}, valid), (Shape{2, 2, 13}));
+    // output_shape written with N and C, as some exporters do: only the spatial entries count.
+    auto full = deconv({2, 2}, {});
+    full.output_shape = {1, 2, 9, 10};  // full: 2*3 + 3 = 9 and 2*4 + 3 = 11 -> pads (0,0) and (1,0)
+    auto m = one_node(OpKind::ConvTranspose, {{1, 4, 4, 5}, {4, 2, 3, 3}}, full);
+    m.infer();
+    EXPECT_EQ(m.shape(), (Shape{1, 2, 9, 10}));
+    EXPECT_EQ(m.node().attr<ConvTransposeAttrs>().pads_begin, (std::vector<int64_t>{0, 1}));
+    EXPECT_EQ(m.node().attr<ConvTransposeAttrs>().pads_end, (std::vector<int64_t>{0, 0}));
+}
+
 TEST(ShapeInferenceConvTranspose, ChannelMismatch) {
     expect_infer_error(OpKind::ConvTranspose, {{1, 5, 4, 4}, {4, 3, 3, 3}}, deconv({}, {}),
                        {"ConvTranspose 'n'", "[1,5,4,4]", "[4,3,3,3]"});
@@ -191,6 +213,16 @@ TEST(ShapeInferenceBinary, OutputDtypeFollowsInput) {
     auto n = one_node(OpKind::Binary, {{3}, {3}}, BinaryAttrs{}, 1, {DType::i64, DType::i64});
     n.infer();
     EXPECT_EQ(n.out().dtype, DType::i64);
+    auto pow = one_node(OpKind::Binary, {{3}, {1}}, BinaryAttrs{BinaryKind::Pow}, 1, {DType::f16, DType::f32});
+    pow.infer();  // Pow's exponent may have its own type
+    EXPECT_EQ(pow.out().dtype, DType::f16);
+}
+
+TEST(ShapeInferenceBinary, MixedDtypesAreAnError) {
+    auto n = one_node(OpKind::Binary, {{3}, {3}}, BinaryAttrs{BinaryKind::Mul}, 1, {DType::f32, DType::f16});
+    test::expect_error([&] { n.infer(); }, StatusCode::invalid_argument, {"Binary 'n'", "float16", "float32"});
+    auto g = one_node(OpKind::Gemm, {{2, 3}, {3, 4}}, GemmAttrs{}, 1, {DType::f32, DType::i32});
+    test::expect_error([&] { g.infer(); }, StatusCode::invalid_argument, {"Gemm 'n'", "int32"});
 }
 
 TEST(ShapeInferenceGemm, Transposes) {

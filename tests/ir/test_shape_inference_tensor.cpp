@@ -122,6 +122,7 @@ TEST(ShapeInferenceSlice, NegativeClampedAndStepped) {
     EXPECT_EQ(infer_one(OpKind::Slice, {{10, 7}}, slice({20}, {2}, {1}, {-3})), (Shape{10, 2}));  // 6, 3
     EXPECT_EQ(infer_one(OpKind::Slice, {{10, 7}}, slice({5}, {2}, {0})), (Shape{0, 7}));
     EXPECT_EQ(infer_one(OpKind::Slice, {{-1, 7}}, slice({1}, {kMax}, {1}, {3})), (Shape{-1, 2}));
+    EXPECT_EQ(infer_one(OpKind::Slice, {{10, 7}}, slice({kMax}, {kMin}, {0}, {kMin})), (Shape{1, 7}));  // no overflow
 }
 
 TEST(ShapeInferenceSlice, FillsAxesAndSteps) {
@@ -142,6 +143,8 @@ TEST(ShapeInferencePad, GrowAndCrop) {
     EXPECT_EQ(infer_one(OpKind::Pad, {{-1, 3, 5}}, a), (Shape{-1, 6, 2}));
     a.pads = std::vector<int64_t>{1, 2};
     expect_infer_error(OpKind::Pad, {{2, 3, 5}}, a, {"Pad 'n'", "[1,2]", "[2,3,5]"});
+    a.pads = std::vector<int64_t>{kMax, kMax};  // a corrupt file: refused, not overflowed
+    expect_infer_error(OpKind::Pad, {{2}}, a, {"Pad 'n'", "out of range"});
     a.pads = std::vector<int64_t>{-3, 0};
     expect_infer_error(OpKind::Pad, {{2}}, a, {"Pad 'n'", "[-3,0]"});
 }
@@ -195,6 +198,43 @@ TEST(ShapeInferenceGather, IndicesReplaceTheAxis) {
     test::expect_error([&] { bad.infer(); }, StatusCode::invalid_argument, {"Gather 'n'", "axis 2"});
     auto floats = one_node(OpKind::Gather, {{5, 4}, {2}}, AxisAttrs{0});
     test::expect_error([&] { floats.infer(); }, StatusCode::invalid_argument, {"Gather 'n'", "float32"});
+}
+
+TEST(ShapeInferenceGather, ConstantIndicesInRange) {
+    Builder b("g");
+    ValueId x = b.input("x", DType::f32, {5, 4});
+    Tensor idx = Tensor::empty(DType::i64, {2});
+    idx.data<int64_t>()[0] = -4;
+    idx.data<int64_t>()[1] = 3;
+    ValueId ok = b.op(OpKind::Gather, {x, b.constant("idx", idx)}, AxisAttrs{1}, "ok");
+    Tensor far = idx.clone();
+    far.data<int64_t>()[1] = 4;
+    ValueId bad = b.op(OpKind::Gather, {x, b.constant("far", far)}, AxisAttrs{1}, "bad");
+    b.output(ok);
+    b.output(bad);
+    auto g = b.finish();
+    infer_node_shapes(*g, g->nodes()[0]);
+    EXPECT_EQ(g->value(ok).shape, (Shape{5, 2}));
+    test::expect_error([&] { infer_node_shapes(*g, g->nodes()[1]); }, StatusCode::invalid_argument,
+                       {"Gather 'bad'", "index 4", "size 4"});
+}
+
+TEST(ShapeInferenceParams, ComputedParametersAreUnsupportedConstantOnesRead) {
+    Builder b("g");
+    ValueId x = b.input("x", DType::f32, {-1, 6, 5});
+    ValueId shape = b.op(OpKind::Shape, {x}, ShapeAttrs{1, std::nullopt}, "shape");
+    ValueId sliced = b.op(OpKind::Slice, {x, shape, shape}, SliceAttrs{}, "slice");
+    Tensor axes = Tensor::empty(DType::i32, {1});
+    axes.data<int32_t>()[0] = -1;
+    ValueId reduced = b.op(OpKind::Reduce, {x, b.constant("axes", axes)}, ReduceAttrs{}, "reduce");
+    b.output(sliced);
+    b.output(reduced);
+    auto g = b.finish();
+    infer_node_shapes(*g, g->nodes()[0]);
+    test::expect_error([&] { infer_node_shapes(*g, g->nodes()[1]); }, StatusCode::unsupported,
+                       {"unsupported: dynamic starts of Slice 'slice'"});
+    infer_node_shapes(*g, g->nodes()[2]);
+    EXPECT_EQ(g->value(reduced).shape, (Shape{-1, 6, 1}));
 }
 
 TEST(ShapeInferenceConstantOfShape, ShapeAndDtype) {

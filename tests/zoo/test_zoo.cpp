@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "ir/cost.h"
 #include "ir/shape_inference.h"
 #include "ir/verify.h"
 #include "test_support.h"
@@ -28,6 +29,7 @@ int64_t learnable_params(const ir::Graph& g) {
 struct ZooCase {
     const char* name;
     int64_t params;
+    double gmacs;
 };
 
 class ZooNetwork : public ::testing::TestWithParam<ZooCase> {};
@@ -69,9 +71,30 @@ TEST_P(ZooNetwork, WeightsAreDeterministic) {
     }
 }
 
+// Multiply-adds of the convolutions and the classifier at batch 1, from node_cost (FLOPs less bias adds, halved).
+double conv_linear_macs(ir::Graph& g) {
+    g.value(g.inputs()[0]).shape[0] = 1;
+    ir::infer_shapes(g);
+    double macs = 0;
+    for (const ir::Node& n : g.nodes()) {
+        if (n.op != ir::OpKind::Conv && n.op != ir::OpKind::Gemm) continue;
+        double outputs = static_cast<double>(shape_numel(g.value(n.outputs[0]).shape));
+        double bias_adds = n.input(2) == ir::kNoValue ? 0 : outputs;
+        macs += (ir::node_cost(g, n).flops - bias_adds) / 2;
+    }
+    return macs;
+}
+
+TEST_P(ZooNetwork, MultiplyAddsMatchTorchvisionGflops) {
+    auto g = build(GetParam().name);
+    // torchvision's model table lists GFLOPS (multiply-adds) rounded to two decimals.
+    EXPECT_NEAR(conv_linear_macs(*g) / 1e9, GetParam().gmacs, 0.005);
+}
+
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooNetwork,
-                         ::testing::Values(ZooCase{"squeezenet1_1", 1235496}, ZooCase{"mobilenet_v2", 3504872},
-                                           ZooCase{"resnet50", 25557032}),
+                         ::testing::Values(ZooCase{"squeezenet1_1", 1235496, 0.35},
+                                           ZooCase{"mobilenet_v2", 3504872, 0.30},
+                                           ZooCase{"resnet50", 25557032, 4.09}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // Ceil-mode pools (squeezenet), strided stages and the stem must land on torchvision's feature map sizes.

@@ -40,17 +40,26 @@ std::optional<BroadcastView> broadcast_view(const Shape& small, const Shape& out
 }
 
 // The arithmetic kinds are generic lambdas (float or Vec4, see simd.h); Pow runs one float at a time.
-template <class Body> void with_binary_fn(ir::BinaryKind kind, Body&& body) {
+template <class Body>
+void with_binary_fn(ir::BinaryKind kind, Body&& body) {
     using K = ir::BinaryKind;
     switch (kind) {
-        case K::Add: return body([](auto a, auto b) { return a + b; });
-        case K::Sub: return body([](auto a, auto b) { return a - b; });
-        case K::Mul: return body([](auto a, auto b) { return a * b; });
-        case K::Div: return body([](auto a, auto b) { return a / b; });
-        case K::Pow: return body([](float a, float b) { return static_cast<float>(std::pow(double{a}, double{b})); });
-        case K::Max: return body([](auto a, auto b) { return max_nan(a, b); });
-        case K::Min: return body([](auto a, auto b) { return min_nan(a, b); });
-        case K::PRelu: return body([](auto a, auto b) { return select_negative(a, a * b, a); });
+        case K::Add:
+            return body([](auto a, auto b) { return a + b; });
+        case K::Sub:
+            return body([](auto a, auto b) { return a - b; });
+        case K::Mul:
+            return body([](auto a, auto b) { return a * b; });
+        case K::Div:
+            return body([](auto a, auto b) { return a / b; });
+        case K::Pow:
+            return body([](float a, float b) { return static_cast<float>(std::pow(double{a}, double{b})); });
+        case K::Max:
+            return body([](auto a, auto b) { return max_nan(a, b); });
+        case K::Min:
+            return body([](auto a, auto b) { return min_nan(a, b); });
+        case K::PRelu:
+            return body([](auto a, auto b) { return select_negative(a, a * b, a); });
     }
     STRATA_ASSERT(false, "binary kind {} has no CPU definition", static_cast<int>(kind));
 }
@@ -69,8 +78,7 @@ std::string binary_can_implement(const ir::Graph& graph, const ir::Node& node) {
                        kTactic, shape_str(a), shape_str(b));
 }
 
-void binary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs,
-            const KernelContext& ctx) {
+void binary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs, const KernelContext& ctx) {
     const Tensor& a = inputs[0];
     const Tensor& b = inputs[1];
     float* y = outputs[0].data<float>();
@@ -94,8 +102,10 @@ void binary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tens
             const bool scalar = v.mid == 1 && n > 1;
             parallel_for(ctx, (n + kGrain - 1) / kGrain, [&](int64_t begin, int64_t end) {
                 const int64_t first = begin * kGrain, count = std::min(n, end * kGrain) - first;
-                if (scalar) run_row(big + first, y + first, count, small[0]);
-                else map2(big + first, small + first, y + first, count, g);
+                if (scalar)
+                    run_row(big + first, y + first, count, small[0]);
+                else
+                    map2(big + first, small + first, y + first, count, g);
             });
             return;
         }

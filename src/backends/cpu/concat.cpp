@@ -12,8 +12,7 @@ std::string concat_can_implement(const ir::Graph& graph, const ir::Node& node) {
     return require_static_shapes(graph, node, "cpu.concat");
 }
 
-void concat(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs,
-            const KernelContext& ctx) {
+void concat(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs, const KernelContext& ctx) {
     Tensor& y = outputs[0];
     int64_t axis = node.attr<ir::AxisAttrs>().axis;
     if (axis < 0) axis += y.rank();

@@ -3,10 +3,10 @@
 //
 // NOTE [cpu threading]
 // The pool, not OpenBLAS, owns the cores: OpenBLAS runs single-threaded and the work is split into items of
-// (image, group, block of output columns), each an im2col into a thread-local scratch block and one sgemm, followed
-// by bias and activation while the block is in cache. Column blocks make batch 1 parallel too and bound the
-// scratch to ~1 MB. Measured on the 2-core machine (bench/README.md): this beats OpenBLAS's own threads over a
-// sequential loop on both mobilenet_v2 and googlenet layers, at batch 1 and 8.
+// (image, group, block of output columns[, block of output channels]), each an im2col into a thread-local scratch
+// block and one sgemm, followed by bias and activation while the block is in cache. Column blocks make batch 1
+// parallel too and bound the scratch to ~1 MB. Measured on the 2-core machine (bench/README.md): this beats
+// OpenBLAS's own threads over a sequential loop on the mobilenet_v2 and googlenet conv layers.
 #include <cblas.h>
 
 #include <algorithm>
@@ -23,7 +23,8 @@ namespace {
 
 constexpr const char* kTactic = "cpu.conv2d_im2col_gemm";
 constexpr int64_t kScratchFloats = int64_t{1} << 18;  // 1 MiB of im2col per block
-constexpr int64_t kMinBlockCols = 64;                  // narrower GEMMs lose more to packing than they gain
+constexpr int64_t kMinBlockCols = 64;                 // narrower GEMMs lose more to packing than they gain
+constexpr int64_t kMinBlockRows = 16;                 // output channels per item when they are split
 
 // One im2col row: the `count` output columns starting at output position (oh, ow) for kernel tap (ky, kx) of one
 // input channel plane. Out-of-range taps read the zero padding.
@@ -88,6 +89,15 @@ int64_t column_block(const Conv2dParams& p, int64_t k, bool pointwise, int threa
     return block;
 }
 
+// When images, groups and column blocks give fewer than two items per thread (late layers at batch 1: 7x7 maps),
+// the output channels are split too, into blocks of at least kMinBlockRows; each such item redoes its im2col,
+// which costs K*cols against the GEMM's M*K*cols.
+int64_t row_block_count(int64_t items, int64_t rows, int threads) {
+    if (items >= 2 * threads) return 1;
+    const int64_t wanted = (2 * threads + items - 1) / items;
+    return std::clamp<int64_t>(rows / kMinBlockRows, 1, wanted);
+}
+
 }  // namespace
 
 std::string conv_gemm_can_implement(const ir::Graph& graph, const ir::Node& node) {
@@ -108,16 +118,21 @@ void conv_gemm(const ir::Node& node, std::span<const Tensor> inputs, std::span<T
     const int64_t k = cg * p.kernel_h * p.kernel_w;
     const int64_t cols = p.out_h * p.out_w;
     const bool pointwise = is_pointwise(p);
-    const int64_t block = column_block(p, k, pointwise, num_threads(ctx));
+    const int threads = num_threads(ctx);
+    const int64_t block = column_block(p, k, pointwise, threads);
     const int64_t blocks = (cols + block - 1) / block;
+    const int64_t row_blocks = row_block_count(p.batch * p.group * blocks, mg, threads);
+    const int64_t rows = (mg + row_blocks - 1) / row_blocks;
 
-    parallel_for(ctx, p.batch * p.group * blocks, [&](int64_t begin, int64_t end) {
+    parallel_for(ctx, p.batch * p.group * blocks * row_blocks, [&](int64_t begin, int64_t end) {
         thread_local std::vector<float> scratch;
         for (int64_t item = begin; item < end; ++item) {
-            const int64_t b = item % blocks, g = (item / blocks) % p.group, n = item / blocks / p.group;
+            const int64_t r = item % row_blocks, b = item / row_blocks % blocks;
+            const int64_t g = item / row_blocks / blocks % p.group, n = item / row_blocks / blocks / p.group;
             const int64_t first = b * block, count = std::min(block, cols - first);
+            const int64_t first_row = g * mg + r * rows, row_count = std::min(rows, mg - r * rows);
             const float* xg = x + (n * p.in_channels + g * cg) * p.in_h * p.in_w;
-            float* yg = y + (n * p.out_channels + g * mg) * cols + first;
+            float* yg = y + (n * p.out_channels + first_row) * cols + first;
             const float* col = xg + first;
             int64_t ld_col = cols;
             if (!pointwise) {
@@ -126,9 +141,9 @@ void conv_gemm(const ir::Node& node, std::span<const Tensor> inputs, std::span<T
                 col = scratch.data();
                 ld_col = count;
             }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mg, count, k, 1.0f, w + g * mg * k, k, col, ld_col,
-                        0.0f, yg, cols);
-            bias_activation_rows(yg, mg, count, cols, bias ? bias + g * mg : nullptr, attrs.activation);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, row_count, count, k, 1.0f, w + first_row * k, k, col,
+                        ld_col, 0.0f, yg, cols);
+            bias_activation_rows(yg, row_count, count, cols, bias ? bias + first_row : nullptr, attrs.activation);
         }
     });
 }

@@ -34,8 +34,8 @@ std::string conv2d_reason(const ir::Graph& graph, const ir::Node& node, const ch
     if (std::string r = require_static_shapes(graph, node, tactic); !r.empty()) return r;
     const Shape& x = graph.value(node.input(0)).shape;
     const Shape& w = graph.value(node.input(1)).shape;
-    if (x.size() != 3 && x.size() != 4) return fmt::format("{}: {}-D input not supported (1-D and 2-D only)", tactic,
-                                                            static_cast<int>(x.size()) - 2);
+    if (x.size() != 3 && x.size() != 4)
+        return fmt::format("{}: {}-D input not supported (1-D and 2-D only)", tactic, static_cast<int>(x.size()) - 2);
     const auto& a = node.attr<ir::ConvAttrs>();
     const size_t spatial = x.size() - 2;
     if (a.strides.size() != spatial || a.dilations.size() != spatial || a.pads_begin.size() != spatial ||

@@ -19,7 +19,9 @@ void parallel_for(const KernelContext& ctx, int64_t n, const std::function<void(
     ctx.pool->parallel_for(n, fn);
 }
 
-int num_threads(const KernelContext& ctx) { return ctx.pool ? ctx.pool->size() : 1; }
+int num_threads(const KernelContext& ctx) {
+    return ctx.pool ? ctx.pool->size() : 1;
+}
 
 void single_threaded_blas() {
     static std::once_flag once;
@@ -27,7 +29,8 @@ void single_threaded_blas() {
 }
 
 namespace {
-template <class Visit> std::string for_each_value(const ir::Graph& graph, const ir::Node& node, Visit visit) {
+template <class Visit>
+std::string for_each_value(const ir::Graph& graph, const ir::Node& node, Visit visit) {
     for (const auto* ids : {&node.inputs, &node.outputs}) {
         for (ir::ValueId id : *ids) {
             if (id == ir::kNoValue) continue;

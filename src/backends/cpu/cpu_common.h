@@ -28,9 +28,9 @@ void single_threaded_blas();
 std::string require_static_shapes(const ir::Graph& graph, const ir::Node& node, const char* tactic);
 
 // The kernels, one family per file; register.cpp turns them into tactics.
-#define STRATA_CPU_KERNEL(fn_name)                                                                      \
-    void fn_name(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs,        \
-                 const KernelContext& ctx);                                                             \
+#define STRATA_CPU_KERNEL(fn_name)                                                                \
+    void fn_name(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs, \
+                 const KernelContext& ctx);                                                       \
     std::string fn_name##_can_implement(const ir::Graph& graph, const ir::Node& node)
 
 STRATA_CPU_KERNEL(conv_depthwise);

@@ -1,5 +1,6 @@
 // pool.cpp: 2-D (and 1-D) max and average pooling and global average pooling on NCHW (cpu.maxpool2d,
-// cpu.avgpool2d, cpu.global_avgpool), threaded over N*C planes. Windows clip to the image; average pooling divides
+// cpu.avgpool2d, cpu.global_avgpool), threaded over N*C planes. Max pooling sweeps each kernel tap over whole output
+// rows (vectorised for strides 1 and 2). Windows clip to the image; average pooling divides
 // by the clipped window (count_include_pad=0) or by the window clipped to the padded image (count_include_pad=1),
 // which is what ONNX specifies when ceil_mode makes a window run past the end padding.
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <limits>
 
 #include "backends/cpu/cpu_common.h"
+#include "backends/cpu/simd.h"
 
 namespace strata::backends::cpu {
 
@@ -45,7 +47,8 @@ std::string pool2d_reason(const ir::Graph& graph, const ir::Node& node, const ch
     if (std::string r = require_static_shapes(graph, node, tactic); !r.empty()) return r;
     if (node.outputs.size() != 1) return fmt::format("{}: only the pooled output (no indices)", tactic);
     const size_t rank = graph.value(node.input(0)).shape.size();
-    if (rank != 3 && rank != 4) return fmt::format("{}: {}-D pooling not supported (1-D and 2-D only)", tactic, rank - 2);
+    if (rank != 3 && rank != 4)
+        return fmt::format("{}: {}-D pooling not supported (1-D and 2-D only)", tactic, rank - 2);
     const auto& a = node.attr<ir::PoolAttrs>();
     const size_t spatial = rank - 2;
     if (a.kernel.size() != spatial || a.strides.size() != spatial || a.pads_begin.size() != spatial ||
@@ -57,7 +60,8 @@ std::string pool2d_reason(const ir::Graph& graph, const ir::Node& node, const ch
 
 // Calls visit(oh, ow, ih, iw) for every in-image tap of every output position of one plane, in output order;
 // done(oh, ow, taps) after each window.
-template <class Visit, class Done> void for_each_window(const Pool2dParams& p, Visit visit, Done done) {
+template <class Visit, class Done>
+void for_each_window(const Pool2dParams& p, Visit visit, Done done) {
     for (int64_t oh = 0; oh < p.out_h; ++oh)
         for (int64_t ow = 0; ow < p.out_w; ++ow) {
             int64_t taps = 0;
@@ -86,6 +90,56 @@ int64_t padded_window(const Pool2dParams& p, int64_t oh, int64_t ow) {
            count(ow * p.stride_w, p.kernel_w, p.dilation_w, p.in_w + p.pad_left + p.pad_right);
 }
 
+// out[ow] = max(out[ow], row[ow * S + offset]) for ow in [lo, hi), all reads inside the row; NaN wins, as in the
+// reference. Four columns per step for strides 1 and 2 (stride 2 gathers the even inputs from two loads).
+template <int S>
+void max_row(const float* row, int64_t offset, int64_t lo, int64_t hi, float* out) {
+    auto keep = [](auto best, auto v) { return v != v || v > best ? v : best; };
+    int64_t ow = lo;
+    for (; ow + 4 <= hi; ow += 4) {
+        const float* src = row + ow * S + offset;
+        Vec4 v;
+        if constexpr (S == 1) {
+            v = load4(src);
+        } else {
+            v = __builtin_shufflevector(load4(src), load4(src + 3), 0, 2, 5, 7);
+        }
+        store4(out + ow, keep(load4(out + ow), v));
+    }
+    for (; ow < hi; ++ow) out[ow] = keep(out[ow], row[ow * S + offset]);
+}
+
+// One plane, one kernel tap at a time over whole output rows: for each tap the in-range columns are one interval,
+// so the inner loop has no bounds checks.
+void max_pool_plane(const float* in, float* out, const Pool2dParams& p) {
+    for (int64_t oh = 0; oh < p.out_h; ++oh) {
+        float* o = out + oh * p.out_w;
+        std::fill(o, o + p.out_w, -std::numeric_limits<float>::infinity());
+        for (int64_t ky = 0; ky < p.kernel_h; ++ky) {
+            const int64_t ih = oh * p.stride_h - p.pad_top + ky * p.dilation_h;
+            if (ih < 0 || ih >= p.in_h) continue;
+            const float* row = in + ih * p.in_w;
+            for (int64_t kx = 0; kx < p.kernel_w; ++kx) {
+                const int64_t offset = kx * p.dilation_w - p.pad_left;  // iw = ow * stride + offset
+                const int64_t lo = offset >= 0 ? 0 : (-offset + p.stride_w - 1) / p.stride_w;
+                int64_t hi = p.in_w - offset <= 0 ? 0 : (p.in_w - offset + p.stride_w - 1) / p.stride_w;
+                hi = std::min(hi, p.out_w);
+                if (lo >= hi) continue;
+                if (p.stride_w == 1) {
+                    max_row<1>(row, offset, lo, hi, o);
+                } else if (p.stride_w == 2) {
+                    max_row<2>(row, offset, lo, hi, o);
+                } else {
+                    for (int64_t ow = lo; ow < hi; ++ow) {
+                        const float v = row[ow * p.stride_w + offset];
+                        o[ow] = v != v || v > o[ow] ? v : o[ow];
+                    }
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 std::string max_pool_can_implement(const ir::Graph& graph, const ir::Node& node) {
@@ -102,17 +156,8 @@ void max_pool(const ir::Node& node, std::span<const Tensor> inputs, std::span<Te
     const float* x = inputs[0].data<float>();
     float* y = outputs[0].data<float>();
     parallel_for(ctx, p.planes, [&](int64_t begin, int64_t end) {
-        for (int64_t plane = begin; plane < end; ++plane) {
-            const float* in = x + plane * p.in_h * p.in_w;
-            float* out = y + plane * p.out_h * p.out_w;
-            float best = -std::numeric_limits<float>::infinity();
-            for_each_window(
-                p, [&](int64_t i) { best = std::max(best, in[i]); },
-                [&](int64_t o, int64_t, int64_t, int64_t) {
-                    out[o] = best;
-                    best = -std::numeric_limits<float>::infinity();
-                });
-        }
+        for (int64_t plane = begin; plane < end; ++plane)
+            max_pool_plane(x + plane * p.in_h * p.in_w, y + plane * p.out_h * p.out_w, p);
     });
 }
 

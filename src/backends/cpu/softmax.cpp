@@ -19,14 +19,18 @@ SoftmaxView softmax_view(const ir::SoftmaxAttrs& a, const Shape& s) {
     SoftmaxView v;
     for (int64_t d = 0; d < rank; ++d) {
         const int64_t size = s[static_cast<size_t>(d)];
-        if (d < axis) v.outer *= size;
-        else if (d == axis || a.coerce_2d) v.length *= size;
-        else v.inner *= size;
+        if (d < axis)
+            v.outer *= size;
+        else if (d == axis || a.coerce_2d)
+            v.length *= size;
+        else
+            v.inner *= size;
     }
     return v;
 }
 
-template <bool kLog> void softmax_rows(const float* x, float* y, const SoftmaxView& v, int64_t begin, int64_t end) {
+template <bool kLog>
+void softmax_rows(const float* x, float* y, const SoftmaxView& v, int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o)
         for (int64_t in = 0; in < v.inner; ++in) {
             const float* src = x + o * v.length * v.inner + in;

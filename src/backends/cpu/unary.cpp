@@ -17,8 +17,7 @@ std::string unary_can_implement(const ir::Graph& graph, const ir::Node& node) {
     return require_static_shapes(graph, node, "cpu.unary");
 }
 
-void unary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs,
-           const KernelContext& ctx) {
+void unary(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs, const KernelContext& ctx) {
     const float* x = inputs[0].data<float>();
     float* y = outputs[0].data<float>();
     const int64_t n = inputs[0].numel();

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/check.h"
 #include "backends/cpu/simd.h"
 #include "backends/reference/unary.h"
+#include "core/check.h"
 #include "ir/attrs.h"
 
 namespace strata::backends::cpu {
@@ -17,25 +17,35 @@ namespace strata::backends::cpu {
 /// loops run them four at a time; a vector body cannot call the scalar definition, so they are written here, NaN
 /// passing through as in reference::apply_unary, and tests/cpu compares every kind with it. Every other kind calls
 /// reference::apply_unary itself: one definition of Selu's constants or Softplus's overflow guard.
-template <class Body> void with_unary_fn(const ir::UnaryAttrs& u, Body&& body) {
+template <class Body>
+void with_unary_fn(const ir::UnaryAttrs& u, Body&& body) {
     using K = ir::UnaryKind;
     const float a = u.alpha, b = u.beta;
     switch (u.kind) {
-        case K::Relu: return body([](auto x) { return clamp_below(x, 0.0f); });
-        case K::Relu6: return body([](auto x) { return clamp_above(clamp_below(x, 0.0f), 6.0f); });
-        case K::Clip: return body([a, b](auto x) { return clamp_above(clamp_below(x, a), b); });
-        case K::LeakyRelu: return body([a](auto x) { return select_negative(x, x * a, x); });
-        case K::HardSigmoid: return body([a, b](auto x) { return clamp_above(clamp_below(x * a + b, 0.0f), 1.0f); });
+        case K::Relu:
+            return body([](auto x) { return clamp_below(x, 0.0f); });
+        case K::Relu6:
+            return body([](auto x) { return clamp_above(clamp_below(x, 0.0f), 6.0f); });
+        case K::Clip:
+            return body([a, b](auto x) { return clamp_above(clamp_below(x, a), b); });
+        case K::LeakyRelu:
+            return body([a](auto x) { return select_negative(x, x * a, x); });
+        case K::HardSigmoid:
+            return body([a, b](auto x) { return clamp_above(clamp_below(x * a + b, 0.0f), 1.0f); });
         case K::HardSwish:
             return body([](auto x) { return x * clamp_above(clamp_below(x * (1.0f / 6.0f) + 0.5f, 0.0f), 1.0f); });
-        case K::Neg: return body([](auto x) { return -x; });
-        case K::Abs: return body([](auto x) { return select_negative(x, -x, x); });
-        default: return body([&u](float x) { return reference::apply_unary(u, x); });
+        case K::Neg:
+            return body([](auto x) { return -x; });
+        case K::Abs:
+            return body([](auto x) { return select_negative(x, -x, x); });
+        default:
+            return body([&u](float x) { return reference::apply_unary(u, x); });
     }
 }
 
 /// Calls body(f) with f computing the optional fused activation, or the identity when there is none.
-template <class Body> void with_activation_fn(const std::optional<ir::UnaryAttrs>& act, Body&& body) {
+template <class Body>
+void with_activation_fn(const std::optional<ir::UnaryAttrs>& act, Body&& body) {
     if (!act) return body([](auto x) { return x; });
     with_unary_fn(*act, body);
 }

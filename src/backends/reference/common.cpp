@@ -82,11 +82,7 @@ Window2d make_window_2d(const ir::Node& node, const Shape& in, const Shape& out,
     return w;
 }
 
-namespace {
-int64_t ceil_div(int64_t a, int64_t b) {  // b > 0, a any sign
-    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-}  // namespace
+int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
 Range valid_outputs(int64_t tap, int64_t pad, int64_t stride, int64_t in, int64_t out) {
     // 0 <= o*stride - pad + tap < in  <=>  (pad - tap) / stride <= o < (in + pad - tap) / stride
@@ -94,10 +90,6 @@ Range valid_outputs(int64_t tap, int64_t pad, int64_t stride, int64_t in, int64_
     int64_t hi = std::min<int64_t>(out, ceil_div(in + pad - tap, stride));
     return {lo, std::max(lo, hi)};
 }
-
-}  // namespace strata::backends::reference
-
-namespace strata::backends::reference {
 
 std::vector<int64_t> broadcast_strides(const ir::Node& node, const Shape& in, const Shape& out) {
     STRATA_CHECK(in.size() <= out.size(), StatusCode::invalid_argument, "{}: {} does not broadcast to {}",

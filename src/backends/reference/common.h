@@ -65,15 +65,14 @@ Window2d make_window_2d(const ir::Node& node, const Shape& in, const Shape& out,
                         const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                         const std::vector<int64_t>& pads_begin, const std::vector<int64_t>& pads_end);
 
+/// ceil(a / b) for b > 0 and a of either sign (C++ division truncates toward zero).
+int64_t ceil_div(int64_t a, int64_t b);
+
 /// The range [lo, hi) of output positions o in [0, out) for which o*stride - pad + tap lies inside [0, in).
 struct Range {
     int64_t lo, hi;
 };
 Range valid_outputs(int64_t tap, int64_t pad, int64_t stride, int64_t in, int64_t out);
-
-}  // namespace strata::backends::reference
-
-namespace strata::backends::reference {
 
 /// Strides (in elements) for reading `in` while walking the numpy-broadcast shape `out`: aligned to the right,
 /// 0 along the dims `in` broadcasts. An error naming the node when `in` does not broadcast to `out`.
@@ -97,10 +96,6 @@ void for_each_broadcast(const Shape& out, const std::vector<int64_t>& sa, const 
         }
     }
 }
-
-}  // namespace strata::backends::reference
-
-namespace strata::backends::reference {
 
 /// Stores `value` as one element of `dtype` at dst, converting as Cast does (cast.cpp).
 void write_scalar(DType dtype, double value, void* dst);

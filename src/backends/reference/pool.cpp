@@ -14,8 +14,6 @@
 namespace strata::backends::reference {
 
 namespace {
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
 // The taps t in [0, k) of output o whose position o*stride - pad + t*dil lies in [lo, hi).
 Range taps_within(int64_t o, int64_t stride, int64_t pad, int64_t dil, int64_t k, int64_t lo, int64_t hi) {
     int64_t start = o * stride - pad;

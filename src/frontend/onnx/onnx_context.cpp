@@ -16,7 +16,9 @@ NodeContext::NodeContext(ImportState& state, const onnx::NodeProto& node) : stat
     name_ = !node.name().empty() ? node.name() : node.output_size() > 0 ? node.output(0) : node.op_type();
 }
 
-std::string NodeContext::label() const { return fmt::format("{} '{}'", node_.op_type(), name_); }
+std::string NodeContext::label() const {
+    return fmt::format("{} '{}'", node_.op_type(), name_);
+}
 
 ir::ValueId NodeContext::input(size_t i, const char* what) const {
     STRATA_CHECK(has_input(i), StatusCode::parse_error, "{}: required input {} ({}) is missing", label(), i, what);
@@ -63,9 +65,8 @@ const AttributeProto* NodeContext::typed_attr(const char* name, AttributeProto::
     const AttributeProto* a = find_attr(name);
     if (!a) return nullptr;
     if (a->type() == type || (a->type() == AttributeProto::UNDEFINED && has_field)) return a;
-    std::string got = AttributeProto::AttributeType_IsValid(a->type())
-                          ? AttributeProto::AttributeType_Name(a->type())
-                          : fmt::format("{}", static_cast<int>(a->type()));
+    std::string got = AttributeProto::AttributeType_IsValid(a->type()) ? AttributeProto::AttributeType_Name(a->type())
+                                                                       : fmt::format("{}", static_cast<int>(a->type()));
     bad_attr(name, fmt::format("has type {}, expected {}", got, AttributeProto::AttributeType_Name(type)));
 }
 
@@ -130,7 +131,8 @@ ir::ValueId NodeContext::new_output_value(size_t i) {
     STRATA_CHECK(i < num_outputs(), StatusCode::parse_error, "{} has {} outputs, expected at least {}", label(),
                  num_outputs(), i + 1);
     const std::string& onnx_name = node_.output(static_cast<int>(i));
-    if (onnx_name.empty()) return graph().add_value(fresh_name(fmt::format("{}_out{}", name_, i)), DType::f32, {}, false);
+    if (onnx_name.empty())
+        return graph().add_value(fresh_name(fmt::format("{}_out{}", name_, i)), DType::f32, {}, false);
     ir::ValueId v = graph().add_value(onnx_name, DType::f32, {}, false);
     bind_output(i, v);
     return v;
@@ -141,7 +143,8 @@ void NodeContext::bind_output(size_t i, ir::ValueId v) {
     const std::string& onnx_name = node_.output(static_cast<int>(i));
     STRATA_CHECK(!state_.values.count(onnx_name), StatusCode::parse_error,
                  "{}: output '{}' is already defined by a graph input, an initializer or an earlier node "
-                 "(ONNX names are assigned once)", label(), onnx_name);
+                 "(ONNX names are assigned once)",
+                 label(), onnx_name);
     state_.values.emplace(onnx_name, v);
 }
 
@@ -188,7 +191,8 @@ namespace {
 
 std::vector<int64_t> positive_ints(const NodeContext& ctx, const char* name, size_t rank) {
     std::vector<int64_t> v = ctx.attr_ints(name).value_or(std::vector<int64_t>(rank, 1));
-    if (v.size() != rank) ctx.bad_attr(name, fmt::format("has {} entries, expected {} (one per spatial dim)", v.size(), rank));
+    if (v.size() != rank)
+        ctx.bad_attr(name, fmt::format("has {} entries, expected {} (one per spatial dim)", v.size(), rank));
     for (int64_t x : v)
         if (x < 1) ctx.bad_attr(name, fmt::format("has entry {}, expected >= 1", x));
     return v;
@@ -199,7 +203,8 @@ std::vector<int64_t> positive_ints(const NodeContext& ctx, const char* name, siz
 WindowAttrs read_window(const NodeContext& ctx, std::vector<int64_t> kernel) {
     const size_t rank = kernel.size();
     STRATA_CHECK(rank > 0, StatusCode::parse_error, "{}: kernel has no spatial dims", ctx.label());
-    if (rank > 2) STRATA_UNSUPPORTED("{} {}-D kernel ({}; strata supports 1-D and 2-D)", ctx.op_type(), rank, ctx.label());
+    if (rank > 2)
+        STRATA_UNSUPPORTED("{} {}-D kernel ({}; strata supports 1-D and 2-D)", ctx.op_type(), rank, ctx.label());
     for (int64_t k : kernel)
         STRATA_CHECK(k >= 1, StatusCode::parse_error, "{}: kernel size {} in {}, expected >= 1", ctx.label(), k,
                      shape_str(kernel));

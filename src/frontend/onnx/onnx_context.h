@@ -18,12 +18,12 @@ namespace strata::frontend {
 /// State shared by all nodes of one import.
 struct ImportState {
     ir::Graph* graph = nullptr;
-    std::string file;      ///< for messages
-    std::string base_dir;  ///< resolves external data of Constant values
-    int64_t opset = 0;     ///< default-domain opset
+    std::string file;                                     ///< for messages
+    std::string base_dir;                                 ///< resolves external data of Constant values
+    int64_t opset = 0;                                    ///< default-domain opset
     std::unordered_map<std::string, ir::ValueId> values;  ///< ONNX name -> IR value, as defined so far
-    std::unordered_set<std::string> onnx_names;            ///< every name in the model (fresh names avoid them)
-    std::unordered_set<std::string> used_names;            ///< names read by some node or listed as graph output
+    std::unordered_set<std::string> onnx_names;           ///< every name in the model (fresh names avoid them)
+    std::unordered_set<std::string> used_names;           ///< names read by some node or listed as graph output
 };
 
 class NodeContext {

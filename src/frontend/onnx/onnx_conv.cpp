@@ -11,9 +11,8 @@ namespace {
 std::vector<int64_t> conv_kernel(const NodeContext& ctx, ir::ValueId w) {
     if (auto k = ctx.attr_ints("kernel_shape")) return *k;
     const ir::Value& wv = ctx.graph().value(w);
-    if (!wv.has_shape || wv.shape.size() < 3 || std::any_of(wv.shape.begin(), wv.shape.end(), [](int64_t d) {
-            return d < 0;
-        }))
+    if (!wv.has_shape || wv.shape.size() < 3 ||
+        std::any_of(wv.shape.begin(), wv.shape.end(), [](int64_t d) { return d < 0; }))
         STRATA_UNSUPPORTED("{} without kernel_shape whose weight shape is not known at import ({})", ctx.op_type(),
                            ctx.label());
     return std::vector<int64_t>(wv.shape.begin() + 2, wv.shape.end());

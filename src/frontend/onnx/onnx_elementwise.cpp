@@ -84,7 +84,7 @@ ir::ValueId align_at_axis(NodeContext& ctx, ir::ValueId a, ir::ValueId b, int64_
                            ctx.op_type(), axis, ctx.label());
     const auto ra = static_cast<int64_t>(*rank_a), rb = static_cast<int64_t>(*rank_b);
     if (axis < 0) axis += ra;
-    if (axis < 0 || axis + rb > ra)
+    if (axis < 0 || axis > ra - rb)  // not axis + rb > ra: axis comes from the file and may be near INT64_MAX
         ctx.bad_attr("axis", fmt::format("does not fit B of rank {} into A of rank {}", rb, ra));
     const int64_t trailing = ra - axis - rb;
     if (trailing == 0) return b;

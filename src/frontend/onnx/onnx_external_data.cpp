@@ -32,9 +32,12 @@ uint64_t parse_size(const std::string& text, const std::string& key, const std::
 ExternalRef parse_ref(const onnx::TensorProto& proto, const std::string& where) {
     ExternalRef ref;
     for (const auto& kv : proto.external_data()) {
-        if (kv.key() == "location") ref.location = kv.value();
-        else if (kv.key() == "offset") ref.offset = parse_size(kv.value(), "offset", where);
-        else if (kv.key() == "length") ref.length = parse_size(kv.value(), "length", where);
+        if (kv.key() == "location")
+            ref.location = kv.value();
+        else if (kv.key() == "offset")
+            ref.offset = parse_size(kv.value(), "offset", where);
+        else if (kv.key() == "length")
+            ref.length = parse_size(kv.value(), "length", where);
         // "checksum" and unknown keys carry nothing we need.
     }
     STRATA_CHECK(!ref.location.empty(), StatusCode::parse_error, "{}: external data has no 'location'", where);

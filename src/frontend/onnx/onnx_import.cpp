@@ -18,7 +18,9 @@ namespace {
 
 constexpr int64_t kMaxOpset = 21;
 
-bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+bool is_default_domain(const std::string& domain) {
+    return domain.empty() || domain == "ai.onnx";
+}
 
 int64_t default_opset(const onnx::ModelProto& model) {
     std::optional<int64_t> opset;
@@ -132,8 +134,8 @@ private:
             auto it = state_.values.find(vi.name());
             STRATA_CHECK(it != state_.values.end(), StatusCode::parse_error,
                          "graph output '{}' is not produced by any node, input or initializer", vi.name());
-            STRATA_CHECK(seen.insert(vi.name()).second, StatusCode::parse_error,
-                         "graph output '{}' is listed twice", vi.name());
+            STRATA_CHECK(seen.insert(vi.name()).second, StatusCode::parse_error, "graph output '{}' is listed twice",
+                         vi.name());
             graph_->outputs().push_back(it->second);
         }
     }

@@ -1,4 +1,4 @@
-// onnx_import.h: ONNX ModelProto -> ir::Graph. Opsets 7-21 of the default domain. Every failure is a strata::Error
+// onnx_import.h: ONNX ModelProto -> ir::Graph. Opsets 1-21 of the default domain. Every failure is a strata::Error
 // naming the file and, where it applies, the node, op, attribute and what is supported.
 #pragma once
 

@@ -21,14 +21,20 @@ Tensor vector_tensor(DType dtype, const std::vector<T>& values, bool scalar) {
 void convert_constant(NodeContext& ctx) {
     ctx.expect_inputs(0, 0);
     STRATA_CHECK(ctx.proto().attribute_size() == 1, StatusCode::parse_error,
-                 "{} has {} attributes, expected exactly one value attribute", ctx.label(), ctx.proto().attribute_size());
+                 "{} has {} attributes, expected exactly one value attribute", ctx.label(),
+                 ctx.proto().attribute_size());
     const std::string& attr = ctx.proto().attribute(0).name();
     Tensor value;
-    if (attr == "value") value = ctx.attr_tensor_value("value");
-    else if (attr == "value_float") value = vector_tensor<float>(DType::f32, {ctx.attr_float("value_float").value_or(0)}, true);
-    else if (attr == "value_floats") value = vector_tensor<float>(DType::f32, *ctx.attr_floats("value_floats"), false);
-    else if (attr == "value_int") value = vector_tensor<int64_t>(DType::i64, {ctx.attr_int("value_int").value_or(0)}, true);
-    else if (attr == "value_ints") value = vector_tensor<int64_t>(DType::i64, *ctx.attr_ints("value_ints"), false);
+    if (attr == "value")
+        value = ctx.attr_tensor_value("value");
+    else if (attr == "value_float")
+        value = vector_tensor<float>(DType::f32, {ctx.attr_float("value_float").value_or(0)}, true);
+    else if (attr == "value_floats")
+        value = vector_tensor<float>(DType::f32, *ctx.attr_floats("value_floats"), false);
+    else if (attr == "value_int")
+        value = vector_tensor<int64_t>(DType::i64, {ctx.attr_int("value_int").value_or(0)}, true);
+    else if (attr == "value_ints")
+        value = vector_tensor<int64_t>(DType::i64, *ctx.attr_ints("value_ints"), false);
     else if (attr == "sparse_value" || attr == "value_string" || attr == "value_strings")
         STRATA_UNSUPPORTED("Constant attribute '{}' in {}", attr, ctx.label());
     else
@@ -45,14 +51,28 @@ void convert_constant_of_shape(NodeContext& ctx) {
         if (v.numel() != 1) ctx.bad_attr("value", fmt::format("has {} elements, expected 1", v.numel()));
         a.dtype = v.dtype();
         switch (v.dtype()) {
-            case DType::f32: a.value = v.data<float>()[0]; break;
-            case DType::f16: a.value = fp16_to_float(v.data<uint16_t>()[0]); break;
-            case DType::bf16: a.value = bf16_to_float(v.data<uint16_t>()[0]); break;
-            case DType::i8: a.value = v.data<int8_t>()[0]; break;
+            case DType::f32:
+                a.value = v.data<float>()[0];
+                break;
+            case DType::f16:
+                a.value = fp16_to_float(v.data<uint16_t>()[0]);
+                break;
+            case DType::bf16:
+                a.value = bf16_to_float(v.data<uint16_t>()[0]);
+                break;
+            case DType::i8:
+                a.value = v.data<int8_t>()[0];
+                break;
             case DType::u8:
-            case DType::boolean: a.value = v.data<uint8_t>()[0]; break;
-            case DType::i32: a.value = v.data<int32_t>()[0]; break;
-            case DType::i64: a.value = static_cast<double>(v.data<int64_t>()[0]); break;
+            case DType::boolean:
+                a.value = v.data<uint8_t>()[0];
+                break;
+            case DType::i32:
+                a.value = v.data<int32_t>()[0];
+                break;
+            case DType::i64:
+                a.value = static_cast<double>(v.data<int64_t>()[0]);
+                break;
         }
     }
     ir::Node& node = ctx.emit(ir::OpKind::ConstantOfShape, {ctx.input(0, "input")}, a);
@@ -70,7 +90,8 @@ void convert_shape(NodeContext& ctx) {
 
 void convert_gather(NodeContext& ctx) {
     ctx.expect_inputs(2, 2);
-    ctx.emit(ir::OpKind::Gather, {ctx.input(0, "data"), ctx.input(1, "indices")}, ir::AxisAttrs{ctx.attr_int("axis", 0)});
+    ctx.emit(ir::OpKind::Gather, {ctx.input(0, "data"), ctx.input(1, "indices")},
+             ir::AxisAttrs{ctx.attr_int("axis", 0)});
 }
 
 // `to` is a DataType number from opset 6, a type name ("FLOAT") before.
@@ -79,7 +100,8 @@ DType read_cast_target(const NodeContext& ctx) {
     if (ctx.opset() < 6) {
         std::string name = ctx.attr_string("to").value_or("");
         onnx::TensorProto_DataType parsed{};
-        if (!onnx::TensorProto_DataType_Parse(name, &parsed)) ctx.bad_attr("to", fmt::format("names no type ('{}')", name));
+        if (!onnx::TensorProto_DataType_Parse(name, &parsed))
+            ctx.bad_attr("to", fmt::format("names no type ('{}')", name));
         to = parsed;
     } else {
         auto v = ctx.attr_int("to");
@@ -88,7 +110,9 @@ DType read_cast_target(const NodeContext& ctx) {
         to = static_cast<int32_t>(*v);
     }
     std::optional<DType> dtype = dtype_from_onnx(to);
-    if (!dtype) STRATA_UNSUPPORTED("Cast to {} in {} (strata holds {})", onnx_dtype_name(to), ctx.label(), supported_dtypes_text());
+    if (!dtype)
+        STRATA_UNSUPPORTED("Cast to {} in {} (strata holds {})", onnx_dtype_name(to), ctx.label(),
+                           supported_dtypes_text());
     return *dtype;
 }
 
@@ -119,7 +143,8 @@ void convert_dropout(NodeContext& ctx) {
     if (ctx.has_input(2)) {
         const Tensor* mode = ctx.constant_input(2);
         bool is_false = mode && mode->numel() == 1 && mode->dtype() == DType::boolean && mode->data<uint8_t>()[0] == 0;
-        if (!is_false) STRATA_UNSUPPORTED("Dropout training_mode input that is not a constant false in {}", ctx.label());
+        if (!is_false)
+            STRATA_UNSUPPORTED("Dropout training_mode input that is not a constant false in {}", ctx.label());
     }
     if (ctx.output_used(1)) STRATA_UNSUPPORTED("Dropout mask output in {} (it is read by another node)", ctx.label());
     ctx.emit(ir::OpKind::Dropout, {ctx.input(0, "data")}, ir::NoAttrs{});

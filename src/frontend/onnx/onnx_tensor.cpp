@@ -17,15 +17,24 @@ namespace strata::frontend {
 
 std::optional<DType> dtype_from_onnx(int32_t onnx_type) {
     switch (onnx_type) {
-        case onnx::TensorProto_DataType_FLOAT: return DType::f32;
-        case onnx::TensorProto_DataType_FLOAT16: return DType::f16;
-        case onnx::TensorProto_DataType_BFLOAT16: return DType::bf16;
-        case onnx::TensorProto_DataType_INT8: return DType::i8;
-        case onnx::TensorProto_DataType_UINT8: return DType::u8;
-        case onnx::TensorProto_DataType_INT32: return DType::i32;
-        case onnx::TensorProto_DataType_INT64: return DType::i64;
-        case onnx::TensorProto_DataType_BOOL: return DType::boolean;
-        default: return std::nullopt;
+        case onnx::TensorProto_DataType_FLOAT:
+            return DType::f32;
+        case onnx::TensorProto_DataType_FLOAT16:
+            return DType::f16;
+        case onnx::TensorProto_DataType_BFLOAT16:
+            return DType::bf16;
+        case onnx::TensorProto_DataType_INT8:
+            return DType::i8;
+        case onnx::TensorProto_DataType_UINT8:
+            return DType::u8;
+        case onnx::TensorProto_DataType_INT32:
+            return DType::i32;
+        case onnx::TensorProto_DataType_INT64:
+            return DType::i64;
+        case onnx::TensorProto_DataType_BOOL:
+            return DType::boolean;
+        default:
+            return std::nullopt;
     }
 }
 
@@ -37,7 +46,9 @@ std::string onnx_dtype_name(int32_t onnx_type) {
     return fmt::format("type {}", onnx_type);
 }
 
-const char* supported_dtypes_text() { return "float32, float16, bfloat16, int8, uint8, int32, int64, bool"; }
+const char* supported_dtypes_text() {
+    return "float32, float16, bfloat16, int8, uint8, int32, int64, bool";
+}
 
 namespace {
 
@@ -61,8 +72,8 @@ void copy_narrow(const google::protobuf::RepeatedField<int32_t>& src, Tensor& ds
                  const std::string& where) {
     T* out = dst.data<T>();
     for (int i = 0; i < src.size(); ++i) {
-        STRATA_CHECK(src[i] >= lo && src[i] <= hi, StatusCode::parse_error,
-                     "{}: int32_data value {} does not fit {}", where, src[i], dtype_name(dst.dtype()));
+        STRATA_CHECK(src[i] >= lo && src[i] <= hi, StatusCode::parse_error, "{}: int32_data value {} does not fit {}",
+                     where, src[i], dtype_name(dst.dtype()));
         out[i] = static_cast<T>(src[i]);
     }
 }
@@ -70,9 +81,12 @@ void copy_narrow(const google::protobuf::RepeatedField<int32_t>& src, Tensor& ds
 // The typed field that holds `dtype`'s values when raw_data is absent, and how many it holds.
 std::pair<const char*, int64_t> typed_field(const onnx::TensorProto& proto, DType dtype) {
     switch (dtype) {
-        case DType::f32: return {"float_data", proto.float_data_size()};
-        case DType::i64: return {"int64_data", proto.int64_data_size()};
-        default: return {"int32_data", proto.int32_data_size()};
+        case DType::f32:
+            return {"float_data", proto.float_data_size()};
+        case DType::i64:
+            return {"int64_data", proto.int64_data_size()};
+        default:
+            return {"int32_data", proto.int32_data_size()};
     }
 }
 
@@ -80,20 +94,34 @@ std::pair<const char*, int64_t> typed_field(const onnx::TensorProto& proto, DTyp
 void copy_typed_fields(const onnx::TensorProto& proto, Tensor& t, const std::string& where) {
     if (t.numel() == 0) return;
     switch (t.dtype()) {
-        case DType::f32: std::memcpy(t.raw(), proto.float_data().data(), t.nbytes()); return;
-        case DType::i64: std::memcpy(t.raw(), proto.int64_data().data(), t.nbytes()); return;
-        case DType::i32: std::memcpy(t.raw(), proto.int32_data().data(), t.nbytes()); return;
-        case DType::i8: copy_narrow<int8_t>(proto.int32_data(), t, -128, 127, where); return;
-        case DType::u8: copy_narrow<uint8_t>(proto.int32_data(), t, 0, 255, where); return;
-        case DType::boolean: copy_narrow<uint8_t>(proto.int32_data(), t, 0, 1, where); return;
+        case DType::f32:
+            std::memcpy(t.raw(), proto.float_data().data(), t.nbytes());
+            return;
+        case DType::i64:
+            std::memcpy(t.raw(), proto.int64_data().data(), t.nbytes());
+            return;
+        case DType::i32:
+            std::memcpy(t.raw(), proto.int32_data().data(), t.nbytes());
+            return;
+        case DType::i8:
+            copy_narrow<int8_t>(proto.int32_data(), t, -128, 127, where);
+            return;
+        case DType::u8:
+            copy_narrow<uint8_t>(proto.int32_data(), t, 0, 255, where);
+            return;
+        case DType::boolean:
+            copy_narrow<uint8_t>(proto.int32_data(), t, 0, 1, where);
+            return;
         case DType::f16:
-        case DType::bf16: copy_narrow<uint16_t>(proto.int32_data(), t, 0, 65535, where); return;
+        case DType::bf16:
+            copy_narrow<uint16_t>(proto.int32_data(), t, 0, 65535, where);
+            return;
     }
 }
 
 bool has_typed_fields(const onnx::TensorProto& proto) {
-    return proto.float_data_size() || proto.int32_data_size() || proto.int64_data_size() ||
-           proto.double_data_size() || proto.uint64_data_size() || proto.string_data_size();
+    return proto.float_data_size() || proto.int32_data_size() || proto.int64_data_size() || proto.double_data_size() ||
+           proto.uint64_data_size() || proto.string_data_size();
 }
 
 }  // namespace

@@ -86,7 +86,8 @@ ir::PadMode read_pad_mode(const NodeContext& ctx) {
     if (mode == "constant") return ir::PadMode::constant;
     if (mode == "reflect") return ir::PadMode::reflect;
     if (mode == "edge") return ir::PadMode::edge;
-    if (mode == "wrap") STRATA_UNSUPPORTED("Pad mode 'wrap' in {} (strata supports constant, reflect, edge)", ctx.label());
+    if (mode == "wrap")
+        STRATA_UNSUPPORTED("Pad mode 'wrap' in {} (strata supports constant, reflect, edge)", ctx.label());
     ctx.bad_attr("mode", fmt::format("is '{}'; expected constant, reflect, edge or wrap", mode));
 }
 
@@ -106,7 +107,8 @@ void convert_pad(NodeContext& ctx) {
     a.pads = ctx.attr_ints(pads_name);
     STRATA_CHECK(a.pads.has_value(), StatusCode::parse_error, "{}: required attribute '{}' is missing", ctx.label(),
                  pads_name);
-    if (a.pads->size() % 2 != 0) ctx.bad_attr(pads_name, fmt::format("has {} entries, expected 2 per axis", a.pads->size()));
+    if (a.pads->size() % 2 != 0)
+        ctx.bad_attr(pads_name, fmt::format("has {} entries, expected 2 per axis", a.pads->size()));
     a.value = ctx.attr_float("value", 0.0f);
     ctx.emit(ir::OpKind::Pad, {ctx.input(0, "data")}, a);
 }
@@ -129,8 +131,9 @@ void convert_squeeze(NodeContext& ctx) {
 }
 
 void convert_tile(NodeContext& ctx) {
-    if (ctx.opset() < 6) STRATA_UNSUPPORTED("Tile opset {} (tiles/axis inputs; strata supports opset 6+) in {}",
-                                            ctx.opset(), ctx.label());
+    if (ctx.opset() < 6)
+        STRATA_UNSUPPORTED("Tile opset {} (tiles/axis inputs; strata supports opset 6+) in {}", ctx.opset(),
+                           ctx.label());
     ctx.expect_inputs(2, 2);
     ctx.emit(ir::OpKind::Tile, {ctx.input(0, "input"), ctx.input(1, "repeats")}, ir::TileAttrs{});
 }
