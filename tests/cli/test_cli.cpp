@@ -15,6 +15,7 @@
 
 #include "core/image.h"
 #include "core/npy.h"
+#include "frontend/onnx/onnx_import.h"
 #include "strata/engine.h"
 #include "test_support.h"
 #include "zoo/zoo.h"
@@ -194,6 +195,25 @@ TEST_F(CliTest, RunImageInputMatchesTheEngineOnTheNormalisedImage) {
     EXPECT_LE(test::max_rel_error(got, run_in_process(load_image(path("cat.png"), 224, 224))), 1e-5);
 }
 
+// An image with --batch N is the same image N times: every row of the output equals the single-image output.
+TEST_F(CliTest, RunImageWithBatchRepeatsTheImage) {
+    const int w = 64, h = 48;
+    std::vector<uint8_t> px(static_cast<size_t>(w) * h * 3);
+    std::mt19937_64 rng(test::test_seed());
+    for (uint8_t& p : px) p = static_cast<uint8_t>(rng());
+    ASSERT_NE(stbi_write_png(path("dog.png").c_str(), w, h, 3, px.data(), w * 3), 0);
+    const auto r = strata(fmt::format("run {} --input '{}' --batch 3 --output '{}'", kNet, path("dog.png"),
+                                      path("y.npy")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Tensor got = read_npy(path("y.npy"));
+    ASSERT_EQ(shape_str(got.shape()), "[3,1000]");
+    Tensor single = run_in_process(load_image(path("dog.png"), 224, 224));
+    for (int64_t row = 0; row < 3; ++row) {
+        Tensor got_row = Tensor::wrap(got.data<float>() + row * 1000, DType::f32, {1, 1000});
+        EXPECT_LE(test::max_rel_error(got_row, single), 1e-5) << "row " << row;
+    }
+}
+
 // A real exported model with its PyTorch input and logits: the command line end to end (README tolerance for fp32).
 TEST_F(CliTest, RunOnnxFileMatchesPytorchLogits) {
     STRATA_REQUIRE_SHARED_PATH(model, "models/mobilenet_v2.onnx");
@@ -205,6 +225,22 @@ TEST_F(CliTest, RunOnnxFileMatchesPytorchLogits) {
     Tensor want = read_npy(logits);
     EXPECT_LE(test::max_rel_error(got, want), 1e-4);
     EXPECT_EQ(printed_top_k(r.output), top_k(want, 3)) << r.output;
+}
+
+// A model with static inputs that do not share a first axis (Gemm of [2,3] by [3,4]) runs at its own shapes, from
+// .npy files given in input order and from random data.
+TEST_F(CliTest, RunStaticTwoInputModelAtItsOwnShapes) {
+    STRATA_REQUIRE_SHARED_PATH(dir, "conformance/pytorch-operator/test_operator_mm");
+    write_npy(path("a.npy"), frontend::read_tensor_proto_file(dir + "/test_data_set_0/input_0.pb"));
+    write_npy(path("b.npy"), frontend::read_tensor_proto_file(dir + "/test_data_set_0/input_1.pb"));
+    const auto r = strata(fmt::format("run '{}/model.onnx' --input '{}' --input '{}' --output '{}'", dir, path("a.npy"),
+                                      path("b.npy"), path("y.npy")));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    Tensor want = frontend::read_tensor_proto_file(dir + "/test_data_set_0/output_0.pb");
+    EXPECT_LE(test::max_rel_error(read_npy(path("y.npy")), want), 1e-5);
+    const auto random = strata(fmt::format("run '{}/model.onnx'", dir));
+    EXPECT_EQ(random.exit_code, 0) << random.output;
+    EXPECT_NE(random.output.find("[2,4]"), std::string::npos) << random.output;
 }
 
 // ------------------------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ constexpr double kBudgetSeconds = 2.0;
 
 struct BenchFlags {
     std::string model;
-    std::vector<int> batches{1};
+    std::vector<int> batches;  ///< empty: the model's own batch (1 where it is dynamic)
     int iters = 100;
     int warmup = 10;
     bool iters_given = false;
@@ -53,12 +53,18 @@ double median(const std::vector<double>& sorted) {
     return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
-TensorMap random_feeds(const Engine& engine, int batch) {
+TensorMap random_feeds(const Engine& engine) {
     TensorMap feeds;
     uint64_t seed = 0;
     for (const TensorInfo& info : engine.inputs())
-        feeds[info.name] = random_input(info.dtype, concrete_shape(info, batch), seed++);
+        feeds[info.name] = random_input(info.dtype, concrete_shape(info, 1), seed++);  // shapes are fixed: checks only
     return feeds;
+}
+
+// The batch the Engine was built for: the first axis of its first input (1 for a model without batched inputs).
+int engine_batch(const Engine& engine) {
+    const std::vector<TensorInfo> inputs = engine.inputs();
+    return inputs.empty() || inputs[0].shape.empty() ? 1 : static_cast<int>(inputs[0].shape[0]);
 }
 
 // Runs `max_runs` times, or fewer when `adaptive` and the time budget is spent; returns each run's milliseconds.
@@ -76,8 +82,9 @@ std::vector<double> timed_runs(Context& context, const TensorMap& feeds, int max
 
 BenchResult bench_batch(const LoadedModel& model, const BenchFlags& f, int batch) {
     Engine engine = build_engine(model, build_options(f.build, batch));
+    batch = engine_batch(engine);
     Context context = engine.make_context().value();
-    const TensorMap feeds = random_feeds(engine, batch);
+    const TensorMap feeds = random_feeds(engine);
     timed_runs(context, feeds, f.warmup, !f.warmup_given, 1);
     std::vector<double> ms = timed_runs(context, feeds, f.iters, !f.iters_given, kMinRuns);
     std::sort(ms.begin(), ms.end());
@@ -120,7 +127,7 @@ void bench(const BenchFlags& f) {
     std::printf("%6s %6s %10s %10s %10s %10s %12s\n", "batch", "iters", "min ms", "median ms", "p90 ms", "p99 ms",
                 "images/s");
     std::vector<BenchResult> results;
-    for (int batch : f.batches) {
+    for (int batch : f.batches.empty() ? std::vector<int>{0} : f.batches) {
         const BenchResult r = bench_batch(model, f, batch);
         std::printf("%6d %6d %10.3f %10.3f %10.3f %10.3f %12.1f\n", r.batch, r.iters, r.min_ms, r.median_ms, r.p90_ms,
                     r.p99_ms, r.images_per_s);
@@ -136,9 +143,10 @@ Subcommand add_bench_command(CLI::App& app) {
     auto flags = std::make_shared<BenchFlags>();
     CLI::App* cmd = app.add_subcommand("bench", "measure latency (min/median/p90/p99) and images/s per batch size");
     add_model_argument(*cmd, flags->model);
-    cmd->add_option("--batch", flags->batches, "batch sizes, comma-separated; an Engine is built for each")
+    cmd->add_option("--batch", flags->batches,
+                    "batch sizes, comma-separated; an Engine is built for each (default: the model's own, 1 where "
+                    "it is dynamic)")
         ->delimiter(',')
-        ->capture_default_str()
         ->check(at_least(1));
     CLI::Option* iters = cmd->add_option("--iters", flags->iters,
                                          "timed runs per batch size (default 100, fewer when runs are slow: it stops "

@@ -17,7 +17,7 @@ namespace {
 
 struct InspectFlags {
     std::string model;
-    int batch = 1;
+    int batch = 0;  ///< 0: the model's own (1 where it is dynamic)
     BuildFlags build;
 };
 
@@ -77,8 +77,8 @@ Subcommand add_inspect_command(CLI::App& app) {
     auto flags = std::make_shared<InspectFlags>();
     CLI::App* cmd = app.add_subcommand("inspect", "per step: name, op, output shape, FLOPs, bytes, params, kernel");
     add_model_argument(*cmd, flags->model);
-    cmd->add_option("--batch", flags->batch, "batch size the plan is built for")
-        ->capture_default_str()
+    cmd->add_option("--batch", flags->batch, "batch size the plan is built for (default: the model's own, 1 where "
+                                             "it is dynamic)")
         ->check(at_least(1));
     add_build_flags(*cmd, flags->build);
     cmd->footer("FLOPs count a multiply-add as two; bytes are the fewest a step must move (inputs, outputs and\n"

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <set>
 
 #include "commands.h"
 #include "core/check.h"
@@ -25,52 +26,61 @@ struct RunFlags {
     std::string output;
 };
 
-// The --input tensors by input name, and the batch they fix (0 when only images or nothing was given).
+// The --input tensors by input name, and the batch they ask for (0: none does).
 struct GivenInputs {
     TensorMap tensors;
+    std::set<std::string> images;  ///< inputs given as an image: [1,3,H,W], repeated to the Engine's batch
     int64_t npy_batch = 0;
     std::string npy_batch_source;
 };
 
+// A .npy asks for its batch when the model's batch is dynamic or differs from it; one that matches a static model's
+// input exactly asks for nothing (a static model's inputs need not share a first dimension: MatMul [2,3] x [3,4]).
 GivenInputs read_inputs(const RunFlags& f, const std::vector<TensorInfo>& infos) {
     STRATA_CHECK(f.inputs.size() <= infos.size(), StatusCode::invalid_argument,
                  "{} --input files given, but the model has {} input(s)", f.inputs.size(), infos.size());
     GivenInputs given;
     for (size_t i = 0; i < f.inputs.size(); ++i) {
         Tensor t = load_input(f.inputs[i], infos[i]);
-        if (!is_image_path(f.inputs[i])) {
-            STRATA_CHECK(given.npy_batch == 0 || given.npy_batch == t.dim(0), StatusCode::invalid_argument,
-                         "{} has batch {} but {} has batch {}", f.inputs[i], t.dim(0), given.npy_batch_source,
-                         given.npy_batch);
-            given.npy_batch = t.dim(0);
-            given.npy_batch_source = f.inputs[i];
-        }
         given.tensors[infos[i].name] = t;
+        if (is_image_path(f.inputs[i])) {
+            given.images.insert(infos[i].name);
+            continue;
+        }
+        if (t.rank() == 0 || (infos[i].shape[0] >= 0 && infos[i].shape[0] == t.dim(0))) continue;
+        STRATA_CHECK(given.npy_batch == 0 || given.npy_batch == t.dim(0), StatusCode::invalid_argument,
+                     "{} has batch {} but {} has batch {}", f.inputs[i], t.dim(0), given.npy_batch_source,
+                     given.npy_batch);
+        given.npy_batch = t.dim(0);
+        given.npy_batch_source = f.inputs[i];
     }
     return given;
 }
 
-int64_t choose_batch(const RunFlags& f, const GivenInputs& given) {
-    if (given.npy_batch == 0) return f.batch > 0 ? f.batch : 1;
+// The batch to build for: a .npy's, else --batch, else 0 (the model's own; 1 where it is dynamic).
+int batch_to_build(const RunFlags& f, const GivenInputs& given) {
+    if (given.npy_batch == 0) return f.batch;
     STRATA_CHECK(f.batch == 0 || f.batch == given.npy_batch, StatusCode::invalid_argument,
                  "--batch {} does not match the batch of {} ({})", f.batch, given.npy_batch_source, given.npy_batch);
-    return given.npy_batch;
+    return static_cast<int>(given.npy_batch);
 }
 
 // Fills in every input the Engine needs: given ones (images repeated to the batch), the rest seeded random.
-TensorMap complete_inputs(const Engine& engine, GivenInputs given, int64_t batch) {
+TensorMap complete_inputs(const Engine& engine, const GivenInputs& given) {
     TensorMap feeds;
     uint64_t seed = 0;
     for (const TensorInfo& info : engine.inputs()) {
+        const Shape shape = concrete_shape(info, 1);  // the Engine's shapes are fixed; this only checks
         auto it = given.tensors.find(info.name);
-        if (it != given.tensors.end()) {
-            feeds[info.name] = it->second.dim(0) == batch ? it->second : repeat_batch(it->second, batch);
-            continue;
+        if (it == given.tensors.end()) {
+            std::fprintf(stderr, "strata: no --input for '%s': using seeded random normal data %s (seed %llu)\n",
+                         info.name.c_str(), shape_str(shape).c_str(), static_cast<unsigned long long>(seed));
+            feeds[info.name] = random_input(info.dtype, shape, seed++);
+        } else if (given.images.count(info.name) && !shape.empty() && shape[0] != it->second.dim(0)) {
+            feeds[info.name] = repeat_batch(it->second, shape[0]);
+        } else {
+            feeds[info.name] = it->second;  // a mismatch is reported by Context::run, naming the input
         }
-        const Shape shape = concrete_shape(info, batch);
-        std::fprintf(stderr, "strata: no --input for '%s': using seeded random normal data %s (seed %llu)\n",
-                     info.name.c_str(), shape_str(shape).c_str(), static_cast<unsigned long long>(seed));
-        feeds[info.name] = random_input(info.dtype, shape, seed++);
     }
     return feeds;
 }
@@ -150,10 +160,9 @@ void run(const RunFlags& f) {
     LoadedModel model = load_model(f.model);
     check_output_name(f.output, model.model.outputs().size());
     const std::vector<TensorInfo> infos = model.model.inputs();
-    GivenInputs given = read_inputs(f, infos);
-    const int64_t batch = choose_batch(f, given);
-    Engine engine = build_engine(model, build_options(f.build, static_cast<int>(batch)));
-    TensorMap feeds = complete_inputs(engine, std::move(given), batch);
+    const GivenInputs given = read_inputs(f, infos);
+    Engine engine = build_engine(model, build_options(f.build, batch_to_build(f, given)));
+    const TensorMap feeds = complete_inputs(engine, given);
     Context context = engine.make_context().value();
     TensorMap outputs = context.run(feeds).value();
     print_outputs(engine, outputs, f.top);

@@ -1,5 +1,6 @@
 // cmd_zoo.cpp: `strata zoo` lists the networks built into strata (usable wherever a MODEL is asked for), each with
 // a one-line description, so that a first-time user can run something without an ONNX file.
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>

@@ -34,11 +34,12 @@ void check_npy_fits(const std::string& path, const Tensor& t, const TensorInfo& 
     STRATA_CHECK(t.dtype() == info.dtype, StatusCode::invalid_argument,
                  "{}: dtype {} does not match input '{}', which is {}", path, dtype_name(t.dtype()), info.name,
                  dtype_name(info.dtype));
-    bool fits = t.rank() == static_cast<int>(info.shape.size()) && t.rank() > 0;
+    // Every axis but the first must match; the first is the batch, which the .npy may choose.
+    bool fits = t.rank() == static_cast<int>(info.shape.size());
     for (int i = 1; fits && i < t.rank(); ++i) fits = info.shape[i] < 0 || info.shape[i] == t.dim(i);
     STRATA_CHECK(fits, StatusCode::invalid_argument, "{}: shape {} does not fit input '{}', which is {}", path,
                  shape_str(t.shape()), info.name, expected_shape_str(info.shape));
-    STRATA_CHECK(t.dim(0) > 0, StatusCode::invalid_argument, "{}: shape {} has an empty batch", path,
+    STRATA_CHECK(t.rank() == 0 || t.dim(0) > 0, StatusCode::invalid_argument, "{}: shape {} has an empty batch", path,
                  shape_str(t.shape()));
 }
 
