@@ -8,10 +8,13 @@ seconds=${1:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 shared=${STRATA_SHARED:-$root/../shared}
 build=$root/build-fuzz
-flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+# -O1 and line tables only: the instrumented build is compiled once per CI run and must stay quick to build.
+flags="-O1 -gline-tables-only -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
-CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSTRATA_FUZZ=ON -DSTRATA_TESTS=OFF -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" >/dev/null
+# STRATA_FUZZ_TESTS=ON also configures the test suite in the same instrumented build (.ci/run runs it there, so
+# the sanitizer build is compiled once for both).
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=None \
+    -DSTRATA_FUZZ=ON -DSTRATA_TESTS="${STRATA_FUZZ_TESTS:-OFF}" -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" >/dev/null
 ninja -C "$build" -j2 fuzz_onnx_loader
 
 seeds=$build/fuzz-seeds
