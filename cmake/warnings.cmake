@@ -1,6 +1,7 @@
 # Warnings as the project wants them: loud, but not -Werror (a newer compiler must not break a user's build).
 function(strata_warnings target)
-    target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare)
+    target_compile_options(${target} PRIVATE
+        $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare>)
 endfunction()
 
 # The strata binary must run on a machine with nothing installed (the GPU machine runs Ubuntu 24.04 with only the
