@@ -3,7 +3,11 @@
 // on the original and the reloaded graph) and its reader refuses damaged bytes with a "corrupt plan" error.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <map>
+#include <random>
 
 #include "backends/reference/reference.h"
 #include "build/byte_io.h"
@@ -75,12 +79,19 @@ TEST(GraphIo, FloatBitPatternsSurvive) {
 
 class ZooGraphIo : public ::testing::TestWithParam<const char*> {};
 
+// The zoo's networks end in global average pooling, so they run on any image size: the same edit on both graphs
+// frees the input's spatial dims, and a 64x64 image runs every layer at a twelfth of the 224x224 cost.
+ir::Graph with_free_spatial_dims(ir::Graph g) {
+    for (ir::ValueId id : g.inputs()) g.value(id).shape = {-1, 3, -1, -1};
+    return g;
+}
+
 TEST_P(ZooGraphIo, RoundTripsExactlyAndRunsIdentically) {
     auto g = zoo::build(GetParam());
     const ir::Graph back = reload(*g);
     EXPECT_TRUE(test::same_graph(*g, back));
     EXPECT_EQ(save_graph_bytes(back), save_graph_bytes(*g));
-    expect_same_reference_outputs(*g, back, {1, 3, 224, 224});
+    expect_same_reference_outputs(with_free_spatial_dims(*g), with_free_spatial_dims(back), {1, 3, 64, 64});
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ZooGraphIo, ::testing::Values("squeezenet1_1", "mobilenet_v2", "resnet50"),

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "backends/reference/reference.h"
@@ -72,7 +73,7 @@ TEST(PlanIo, SmallPlanRoundTrips) {
 }
 
 TEST(PlanIo, ZooPlanRoundTripsThroughAFileAndRunsIdentically) {
-    const PlanFile plan = test::zoo_plan_file("mobilenet_v2", 1, false);
+    const PlanFile plan = test::zoo_plan_file("squeezenet1_1", 1, false);
     const std::string path =
         (std::filesystem::temp_directory_path() / fmt::format("strata_test_{}.plan", test::test_seed())).string();
     save_plan_file(plan, path);
