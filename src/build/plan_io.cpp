@@ -13,8 +13,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -173,14 +173,14 @@ std::vector<uint8_t> save_plan_bytes(const PlanFile& plan) {
     ir::verify(plan.graph);  // a plan that would not load back is refused here, where the mistake is made
     const std::string problem = storage_problem(plan);
     STRATA_CHECK(problem.empty(), StatusCode::invalid_argument, "cannot save plan: {}", problem);
-    ByteWriter payload;
-    write_payload(payload, plan);
+    // The header's size and checksum are filled in once the payload is written (one buffer: weights are large).
     ByteWriter w;
     w.raw(kMagic, kMagicSize);
     w.u32(kPlanFormatVersion);
-    w.u64(payload.size());
-    w.u64(fnv1a64(payload.bytes().data(), payload.size()));
-    w.raw(payload.bytes().data(), payload.size());
+    w.u64(0);
+    w.u64(0);
+    write_payload(w, plan);
+    reseal_plan_bytes(w.bytes());
     return std::move(w.bytes());
 }
 
@@ -226,10 +226,16 @@ void save_plan_file(const PlanFile& plan, const std::string& path) {
 }
 
 PlanFile load_plan_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    std::error_code ec;
+    STRATA_CHECK(std::filesystem::is_regular_file(path, ec), StatusCode::not_found, "{}: no such plan file", path);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     STRATA_CHECK(in.good(), StatusCode::not_found, "{}: cannot open the plan file", path);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    STRATA_CHECK(!in.bad(), StatusCode::runtime_error, "{}: reading the plan failed", path);
+    const std::streamsize size = in.tellg();
+    STRATA_CHECK(size >= 0, StatusCode::runtime_error, "{}: cannot read the plan file's size", path);
+    std::vector<uint8_t> bytes(static_cast<size_t>(size));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(bytes.data()), size);
+    STRATA_CHECK(in.gcount() == size, StatusCode::runtime_error, "{}: reading the plan failed", path);
     return load_plan_bytes(bytes.data(), bytes.size(), path);
 }
 
