@@ -89,12 +89,15 @@ TEST(PlanIo, ZooPlanRoundTripsThroughAFileAndRunsIdentically) {
     EXPECT_TRUE(test::same_tensor(got.at("logits"), want.at("logits"))) << "seed " << seed;
 }
 
-TEST(PlanIo, MissingFileIsNotFound) {
-    try {
-        load_plan_file("/nonexistent/dir/x.plan");
-        ADD_FAILURE() << "loaded";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), StatusCode::not_found) << e.what();
+TEST(PlanIo, MissingFileOrDirectoryIsNotFound) {
+    const std::string dir = std::filesystem::temp_directory_path().string();
+    for (const std::string& path : {std::string("/nonexistent/dir/x.plan"), dir}) {
+        try {
+            load_plan_file(path);
+            ADD_FAILURE() << path << " loaded";
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), StatusCode::not_found) << e.what();
+        }
     }
 }
 
