@@ -68,6 +68,8 @@ PlanFile to_plan_file(const Plan& plan) {
                  {"layout", std::to_string(static_cast<int>(plan.storage.layout))},
                  {"device_name", plan.device_name},
                  {"step_ms", join_ms(plan.steps)}};
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+        if (!plan.steps[s].refused.empty()) f.options["refused." + std::to_string(s)] = plan.steps[s].refused;
     return f;
 }
 
@@ -108,6 +110,8 @@ Plan from_plan_file(PlanFile f, const std::string& name) {
         plan.steps.push_back(std::move(step));
     }
     read_step_times(option(f, "step_ms", name), plan.steps);
+    for (size_t s = 0; s < nodes; ++s)
+        if (auto it = f.options.find("refused." + std::to_string(s)); it != f.options.end()) plan.steps[s].refused = it->second;
     plan.storage.compute = static_cast<DType>(to_int(option(f, "compute", name), "compute", name));
     plan.storage.layout = static_cast<Layout>(to_int(option(f, "layout", name), "layout", name));
     for (size_t v = 0; v < values; ++v) {

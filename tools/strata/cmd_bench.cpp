@@ -135,11 +135,17 @@ void write_json(const std::string& path, const LoadedModel& model, const BenchFl
     STRATA_CHECK(out.good(), StatusCode::runtime_error, "--json {}: write failed", path);
 }
 
-void bench(const BenchFlags& f) {
-    LoadedModel model = load_model(f.model);
-    std::printf("%s on %s, %s, %s threads\n", model.name.c_str(), f.build.device.c_str(), f.build.precision.c_str(),
-                f.build.threads ? std::to_string(f.build.threads).c_str() : "all");
+void bench(const BenchFlags& given) {
+    LoadedModel model = load_model(given.model);
+    BenchFlags f = given;
+    if (!model.plan_path.empty()) {  // a plan decides its own device and precision
+        BuildOptions o = build_engine(model, build_options(f.build, 0), &f.build).options();
+        f.build.device = o.device.str();
+        f.build.precision = precision_name(o.precision);
+    }
     bool gpu = f.build.device.rfind("cuda", 0) == 0;
+    std::printf("%s on %s, %s%s\n", model.name.c_str(), f.build.device.c_str(), f.build.precision.c_str(),
+                gpu ? "" : (", " + (f.build.threads ? std::to_string(f.build.threads) : std::string("all")) + " threads").c_str());
     if (gpu) std::printf("times are GPU time per batch (CUDA events around CUDA graph replays); e2e = run() with copies\n");
     std::printf("%6s %6s %10s %10s %10s %10s %12s%s\n", "batch", "iters", "min ms", "median ms", "p90 ms", "p99 ms",
                 "images/s", gpu ? "    e2e ms" : "");

@@ -36,13 +36,13 @@ LoadedModel load_model(const std::string& spec) {
     if (exists || ends_with(spec, ".onnx") || spec.find('/') != std::string::npos) {
         STRATA_CHECK(exists, StatusCode::not_found, "{}: no such model file", spec);
         STRATA_CHECK(fs::is_regular_file(spec, ec), StatusCode::invalid_argument, "{}: is not a file", spec);
-        return {Model::from_onnx(spec).value(), fs::path(spec).stem().string()};
+        return {Model::from_onnx(spec).value(), fs::path(spec).stem().string(), ""};
     }
     const std::vector<std::string> names = zoo::names();
     STRATA_CHECK(std::find(names.begin(), names.end(), spec) != names.end(), StatusCode::not_found,
                  "'{}' is neither a model file nor a built-in network (built-in: {}; `strata zoo` describes them)",
                  spec, zoo_list());
-    return {Model::from_zoo(spec).value(), spec};
+    return {Model::from_zoo(spec).value(), spec, ""};
 }
 
 CLI::Validator at_least(int minimum) {
