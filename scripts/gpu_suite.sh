@@ -4,8 +4,10 @@
 #   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
 #   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
-#   peers     bench/peers.py: PyTorch eager / CUDA graph / torch.compile against strata, same run
-# Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models).
+#   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
+#   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
+# Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
+# cases travel in .device/conformance.tar.xz.
 set -uo pipefail
 root=$(pwd)
 out=${OUT:-/tmp/strata_out}
@@ -20,6 +22,8 @@ note() { echo "=== $* ($(( $(date +%s) - started )) s)"; }
 # The CTest files name the build machine's absolute paths (/work/main/build/...): make them resolve here.
 tar -xJf .device/bin.tar.xz
 if [[ "$root" != /work/main ]]; then mkdir -p /work && rm -rf /work/main && ln -s "$root" /work/main; fi
+mkdir -p "$STRATA_SHARED"
+[[ -e .device/conformance.tar.xz && ! -d "$STRATA_SHARED/conformance" ]] && tar -xJf .device/conformance.tar.xz -C "$STRATA_SHARED"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 
 export_models() {  # NAME... in parallel, each skipped when present
@@ -61,8 +65,17 @@ for stage in "${stages[@]}"; do
             ;;
         peers)
             note "peers"
+            # torch.compile takes minutes per model and precision: PEERS_COMPILE=1 adds it when the budget allows.
+            skip_compile=--skip-compile
+            [[ -n ${PEERS_COMPILE:-} ]] && skip_compile=
             PYTHONUNBUFFERED=1 python3 bench/peers.py --strata build/strata --onnx-dir /tmp/strata_peers \
+                --models squeezenet1_1,mobilenet_v2,efficientnet_b0,shufflenet_v2_x1_0,googlenet,resnet18,resnet50 \
+                --batch 1,64 $skip_compile \
                 --json "$out/peers.json" 2>&1 | tee "$out/peers.log" | tail -40
+            ;;
+        convbench)
+            note "conv layers"
+            build/bench/conv_layers_gpu --model resnet50 --batch 64 --precision fp16 2>&1 | tee "$out/conv_layers.log"
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac

@@ -12,6 +12,9 @@ files=("$build/strata" "$build/CTestTestfile.cmake" "$build/tests/CTestTestfile.
 for f in "$build"/tests/test_gpu "$build"/tests/test_gpu\[*\]_*.cmake "$build"/bench/*_gpu; do
     [[ -e "$f" ]] && files+=("$f")
 done
+if [[ ! -e .device/conformance.tar.xz && -d ../shared/conformance ]]; then
+    tar -C ../shared -cf - conformance | xz -T2 -6 > .device/conformance.tar.xz
+fi
 rm -f .device/bin.tar.xz
 tar -cf - "${files[@]}" | xz -T2 -6 > .device/bin.tar.xz
 ls -la .device/bin.tar.xz
