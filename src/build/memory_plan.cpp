@@ -7,6 +7,8 @@
 // input's buffer: the two form one alias group, placed once, living from the first member's producing step to the
 // last member's last use. The step is marked `aliased` and the executor skips it. Because the input dies at the view
 // step, no step can observe the bytes under both names with different meanings.
+// An in-place step (GPU elementwise kernels) is the same grouping for a step that does run: its output takes over
+// an input that dies at that step, so the kernel reads and writes one buffer, element by element.
 #include "build/memory_plan.h"
 
 #include <algorithm>
@@ -68,21 +70,34 @@ Liveness compute_liveness(const ir::Graph& graph) {
 }
 
 // The view steps whose output can take over its input's buffer (NOTE [memory plan aliasing]); fills `root`.
+// True when output 0 of step `s` can take over input `i`'s buffer: an arena value that dies at this step, read once
+// by it, of the same size, and the step has no other output.
+bool can_take_over(const ir::Graph& graph, const Liveness& live, size_t s, size_t i) {
+    const ir::Node& node = graph.nodes()[s];
+    if (i >= node.inputs.size() || node.outputs.empty()) return false;
+    bool extra_outputs = std::any_of(node.outputs.begin() + 1, node.outputs.end(),
+                                     [](ir::ValueId v) { return v != ir::kNoValue; });
+    ir::ValueId in = node.inputs[i], out = node.outputs[0];
+    if (extra_outputs || in == ir::kNoValue || out == ir::kNoValue || live.first[in] < 0) return false;
+    if (std::count(node.inputs.begin(), node.inputs.end(), in) != 1) return false;
+    return live.last[in] == static_cast<int>(s) && value_bytes(graph, in) == value_bytes(graph, out);
+}
+
+// The view steps whose output can take over its input's buffer, and the in-place steps (NOTE [memory plan
+// aliasing]); fills `root` and `in_place_steps`.
 std::vector<bool> find_aliases(const ir::Graph& graph, const Liveness& live, std::vector<ir::ValueId>& root,
-                               const std::function<bool(const ir::Node&)>& is_view) {
+                               const std::function<bool(const ir::Node&)>& is_view,
+                               const std::function<int(const ir::Node&)>& in_place,
+                               std::vector<bool>& in_place_steps) {
     const auto& nodes = graph.nodes();
     std::vector<bool> aliased(nodes.size(), false);
     for (size_t s = 0; s < nodes.size(); ++s) {
         const ir::Node& node = nodes[s];
         bool view = is_view ? is_view(node) : is_view_op(node.op);
-        if (!view || node.inputs.empty() || node.outputs.empty()) continue;
-        bool extra_outputs = std::any_of(node.outputs.begin() + 1, node.outputs.end(),
-                                         [](ir::ValueId v) { return v != ir::kNoValue; });
-        ir::ValueId in = node.inputs[0], out = node.outputs[0];
-        if (extra_outputs || in == ir::kNoValue || out == ir::kNoValue || live.first[in] < 0) continue;
-        if (live.last[in] != static_cast<int>(s) || value_bytes(graph, in) != value_bytes(graph, out)) continue;
-        root[out] = root[in];
-        aliased[s] = true;
+        int target = view ? 0 : (in_place ? in_place(node) : -1);
+        if (target < 0 || !can_take_over(graph, live, s, static_cast<size_t>(target))) continue;
+        root[node.outputs[0]] = root[node.inputs[target]];
+        (view ? aliased : in_place_steps)[s] = true;
     }
     return aliased;
 }
@@ -119,12 +134,15 @@ std::vector<size_t> assign_offsets(const std::vector<BufferRequest>& requests, s
 }
 
 MemoryPlan plan_memory(const ir::Graph& graph, bool allow_aliasing,
-                       const std::function<bool(const ir::Node&)>& is_view) {
+                       const std::function<bool(const ir::Node&)>& is_view,
+                       const std::function<int(const ir::Node&)>& in_place) {
     Liveness live = compute_liveness(graph);
     std::vector<ir::ValueId> root(graph.num_values());
     std::iota(root.begin(), root.end(), ir::ValueId{0});
     MemoryPlan plan;
-    plan.aliased = allow_aliasing ? find_aliases(graph, live, root, is_view) : std::vector<bool>(graph.nodes().size(), false);
+    plan.in_place.assign(graph.nodes().size(), false);
+    plan.aliased = allow_aliasing ? find_aliases(graph, live, root, is_view, in_place, plan.in_place)
+                                  : std::vector<bool>(graph.nodes().size(), false);
 
     // One request per alias group, spanning its members' lifetimes.
     std::vector<int> request_of(graph.num_values(), -1);

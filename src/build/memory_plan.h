@@ -32,6 +32,8 @@ struct MemoryPlan {
     std::vector<int64_t> offsets;
     /// Per step (node index): true when the step is a view whose output aliases its input, so nothing runs.
     std::vector<bool> aliased;
+    /// Per step: true when the step writes its output over one of its inputs (it still runs).
+    std::vector<bool> in_place;
     size_t arena_bytes = 0;       ///< the arena's size
     size_t activation_bytes = 0;  ///< the sum of every planned value's size: what a plan without reuse would need
 };
@@ -39,8 +41,12 @@ struct MemoryPlan {
 /// Plans the activations of `graph` (steps are its nodes, in order). Every value a node produces must have a fully
 /// known shape; an unknown dimension is an unsupported dynamic shape.
 /// `is_view` says which steps may alias their first input (default: is_view_op of the node's op).
+/// `in_place` says which input (index) a step may overwrite with its output, -1 = none (default: none): such a step
+/// still runs, but its output takes over that input's buffer when the input dies there and sizes match
+/// (NOTE [memory plan aliasing]); the kernel must read each element before it writes the same element.
 MemoryPlan plan_memory(const ir::Graph& graph, bool allow_aliasing = true,
-                       const std::function<bool(const ir::Node&)>& is_view = nullptr);
+                       const std::function<bool(const ir::Node&)>& is_view = nullptr,
+                       const std::function<int(const ir::Node&)>& in_place = nullptr);
 
 /// True for the ops whose output is their first input's bytes under another shape.
 bool is_view_op(ir::OpKind op);

@@ -60,9 +60,9 @@ std::vector<Interval> lifetimes(const ir::Graph& g) {
 // The value a view output aliases (following aliased steps back), checking each alias is legitimate.
 ValueId alias_root(const ir::Graph& g, const MemoryPlan& plan, const std::vector<Interval>& life, ValueId v) {
     auto p = g.producer(v);
-    if (!p || !plan.aliased[*p]) return v;
+    if (!p || (!plan.aliased[*p] && !plan.in_place[*p])) return v;
     const ir::Node& node = g.nodes()[*p];
-    EXPECT_TRUE(is_view_op(node.op));
+    EXPECT_TRUE(is_view_op(node.op) || plan.in_place[*p]);
     ValueId in = node.inputs[0];
     EXPECT_FALSE(g.is_graph_input(in));
     EXPECT_EQ(life[in].last, static_cast<int>(*p)) << "an aliased input is read after the view";
@@ -103,8 +103,10 @@ TEST(MemoryPlan, RandomDagsNeverOverlapLiveValues) {
     std::mt19937_64 rng(seed);
     for (int trial = 0; trial < 200; ++trial) {
         ir::Graph g = random_dag(rng, 5 + trial % 37);
+        // In-place candidates (input 0) on every other non-view node, as the GPU plans' elementwise steps.
+        auto in_place = [](const ir::Node& n) { return n.op == OpKind::Concat && n.name.back() % 2 ? 0 : -1; };
         for (bool alias : {false, true}) {
-            MemoryPlan plan = plan_memory(g, alias);
+            MemoryPlan plan = plan_memory(g, alias, nullptr, in_place);
             check_no_overlap(g, plan);
             if (!alias) {
                 EXPECT_TRUE(std::none_of(plan.aliased.begin(), plan.aliased.end(), [](bool b) { return b; }));
@@ -128,6 +130,22 @@ TEST(MemoryPlan, ChainReusesBuffers) {
     EXPECT_EQ(plan.activation_bytes, 4u * 3 * 33 * 4);
     EXPECT_EQ(plan.arena_bytes, 2 * one);
     EXPECT_EQ(plan.offsets[x], MemoryPlan::kNotInArena);
+}
+
+// The same chain with in-place steps runs in one buffer; the graph input is never overwritten.
+TEST(MemoryPlan, InPlaceChainUsesOneBuffer) {
+    ir::Builder b("chain");
+    ValueId x = b.input("x", DType::f32, {3, 33});
+    ValueId v = x;
+    for (int i = 0; i < 4; ++i) v = b.relu(v);
+    b.output(v);
+    auto g = b.finish();
+    for (ir::Node& n : g->nodes()) g->value(n.outputs[0]).shape = {3, 33}, g->value(n.outputs[0]).has_shape = true;
+    MemoryPlan plan = plan_memory(*g, true, nullptr, [](const ir::Node&) { return 0; });
+    size_t one = (3 * 33 * 4 + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+    EXPECT_EQ(plan.arena_bytes, one);
+    EXPECT_FALSE(plan.in_place[0]) << "the first relu reads the graph input";
+    EXPECT_TRUE(plan.in_place[1] && plan.in_place[2] && plan.in_place[3]);
 }
 
 // relu -> flatten -> relu: the flatten's output takes over the first relu's buffer; a flatten of a graph input or

@@ -31,6 +31,24 @@ Layout network_layout(DType compute) {
     return compute == DType::f32 ? Layout::nchw : Layout::nhwc;
 }
 
+// The input an elementwise step may overwrite with its output (NOTE [memory plan aliasing]), -1 = none: Unary's
+// input, or the Binary operand that has the output's shape and layout (the other may broadcast). Each element is
+// read before the same element is written, so the kernels need no other care.
+int in_place_input(const ir::Graph& graph, const DeviceStorage& storage, const ir::Node& node) {
+    if (node.op != ir::OpKind::Unary && node.op != ir::OpKind::Binary) return -1;
+    if (node.outputs.size() != 1) return -1;
+    ir::ValueId out = node.outputs[0];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+        ir::ValueId in = node.inputs[i];
+        if (in == ir::kNoValue || graph.is_constant(in)) continue;
+        const ir::Value &a = graph.value(in), &b = graph.value(out);
+        if (a.shape == b.shape && a.dtype == b.dtype && storage.layouts[in] == storage.layouts[out])
+            return static_cast<int>(i);
+        if (node.op == ir::OpKind::Unary) break;
+    }
+    return -1;
+}
+
 std::string timing_key(const cuda::DeviceInfo& info, const cuda::CudaTactic& tactic, int config,
                        const cuda::StepDesc& desc) {
     std::string key = fmt::format("{}|sm{}|drv{}|rt{}|{}|{}|{}|{}|{}|tf32={}", info.name, info.compute_capability(),
@@ -194,9 +212,10 @@ void build_gpu_steps(Plan& plan) {
     }
     DType compute = runtime::compute_dtype(plan.options.precision);
     plan.storage = assign_device_storage(plan.graph, compute, network_layout(compute));
-    plan.memory = plan_memory(plan.graph, true, [&](const ir::Node& node) {
-        return is_view_op(node.op) || is_bytewise_cast(plan.graph, plan.storage, node);
-    });
+    plan.memory = plan_memory(
+        plan.graph, true,
+        [&](const ir::Node& node) { return is_view_op(node.op) || is_bytewise_cast(plan.graph, plan.storage, node); },
+        [&](const ir::Node& node) { return in_place_input(plan.graph, plan.storage, node); });
     Selector selector(plan, info);
     fill_trial_memory(plan, selector.memory, selector.stream.get());
     const auto& nodes = plan.graph.nodes();
