@@ -24,7 +24,10 @@ constexpr const char* kSubLibraries[] = {"libcudnn_graph.so.9", "libcudnn_engine
 
 CudnnState load() {
     CudnnState s;
-    cublaslt_api();  // some cuDNN engines open cuBLASLt by name: have it loaded (from wherever it was found) first
+    // cuDNN opens cuBLASLt and NVRTC (runtime-compiled engines) by name: have them loaded first from wherever they
+    // are, so those names resolve to what is already in the process. Neither is required.
+    cublaslt_api();
+    open_library("libnvrtc.so.13", "STRATA_NVRTC_LIB", nvidia_library_folders({"cu13", "cuda_nvrtc"}));
     LoadedLibrary lib = open_library("libcudnn.so.9", "STRATA_CUDNN_LIB", nvidia_library_folders({"cudnn", "cu13"}));
     if (!lib.found()) {
         s.report = "cuDNN not found (searched: " + lib.searched_list() + ")";
