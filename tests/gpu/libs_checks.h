@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 
 #include "gpu_support.h"
@@ -221,6 +222,82 @@ inline const std::vector<FcCase>& fc_cases() {
         {7, 33, 1, true, K::Sigmoid},
     };
     return cases;
+}
+
+// ---- Random shapes drawn from the test seed (printed with each case on failure) ----------------------------------
+
+inline int64_t draw(std::mt19937_64& rng, int64_t lo, int64_t hi) {  // uniform in [lo, hi]
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+
+/// A 2-D convolution with symmetric pads (what every convolution tactic takes), batch 1 or 3, and an activation.
+inline ConvCase random_conv_case(std::mt19937_64& rng) {
+    using K = ir::UnaryKind;
+    for (;;) {
+        int64_t g = draw(rng, 1, 3), kh = 2 * draw(rng, 0, 2) + 1, kw = 2 * draw(rng, 0, 2) + 1;
+        int64_t dh = draw(rng, 1, 2), dw = draw(rng, 1, 2), ph = draw(rng, 0, 2), pw = draw(rng, 0, 2);
+        ConvCase c{draw(rng, 0, 1) ? 3 : 1, g * draw(rng, 1, 6), draw(rng, 1, 21), draw(rng, 1, 21), g * draw(rng, 1, 6),
+                   kh, kw, draw(rng, 1, 3), draw(rng, 1, 3), dh, dw, ph, pw, ph, pw, g, draw(rng, 0, 1) == 1};
+        const K acts[] = {K::Relu, K::Relu6, K::SiLU, K::HardSwish, K::Sigmoid, K::LeakyRelu};
+        if (draw(rng, 0, 1)) c.act = acts[draw(rng, 0, 5)];
+        if (c.h + 2 * ph >= dh * (kh - 1) + 1 && c.w + 2 * pw >= dw * (kw - 1) + 1) return c;
+    }
+}
+
+/// A 2-D ConvTranspose: pads up to the dilated kernel, output_padding below the stride; unequal pads unless
+/// `symmetric`.
+inline ConvTransposeCase random_conv_transpose_case(std::mt19937_64& rng, bool symmetric) {
+    for (;;) {
+        int64_t g = draw(rng, 1, 3), kh = draw(rng, 1, 4), kw = draw(rng, 1, 4), sh = draw(rng, 1, 3),
+                sw = draw(rng, 1, 3), dh = draw(rng, 1, 2), dw = draw(rng, 1, 2);
+        int64_t pt = draw(rng, 0, dh * (kh - 1)), pl = draw(rng, 0, dw * (kw - 1));
+        int64_t pb = symmetric ? pt : draw(rng, 0, dh * (kh - 1)), pr = symmetric ? pl : draw(rng, 0, dw * (kw - 1));
+        ConvTransposeCase c{draw(rng, 0, 1) ? 3 : 1, g * draw(rng, 1, 5), draw(rng, 1, 9), draw(rng, 1, 9),
+                            g * draw(rng, 1, 5), kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, draw(rng, 0, sh - 1),
+                            draw(rng, 0, sw - 1), g, draw(rng, 0, 1) == 1};
+        int64_t out_h = sh * (c.h - 1) + c.oph + dh * (kh - 1) + 1 - pt - pb;
+        int64_t out_w = sw * (c.w - 1) + c.opw + dw * (kw - 1) + 1 - pl - pr;
+        if (out_h >= 1 && out_w >= 1) return c;
+    }
+}
+
+/// A MatMul with up to two batch dims, each operand's dims broadcast at random; `strided_only`: one strided batch
+/// per operand (each operand has all of the batch or none of it).
+inline MatMulCase random_matmul_case(std::mt19937_64& rng, bool strided_only) {
+    int64_t m = draw(rng, 1, 80), k = draw(rng, 1, 80), n = draw(rng, 1, 80);
+    Shape batch;
+    for (int64_t i = 0, r = draw(rng, 0, 2); i < r; ++i) batch.push_back(draw(rng, 1, 3));
+    Shape ba = batch, bb = batch;
+    if (strided_only) {
+        if (draw(rng, 0, 2) == 0) ba.clear();
+        else if (draw(rng, 0, 1) == 0) bb.clear();
+    } else {
+        for (size_t i = 0; i < batch.size(); ++i) (draw(rng, 0, 1) ? ba : bb)[i] = draw(rng, 0, 1) ? 1 : batch[i];
+    }
+    ba.push_back(m), ba.push_back(k), bb.push_back(k), bb.push_back(n);
+    return MatMulCase{ba, bb};
+}
+
+inline GemmCase random_gemm_case(std::mt19937_64& rng) {
+    int64_t m = draw(rng, 1, 100), n = draw(rng, 1, 100), k = draw(rng, 1, 100);
+    std::optional<Shape> c;
+    switch (draw(rng, 0, 4)) {
+        case 0: break;
+        case 1: c = Shape{m, n}; break;
+        case 2: c = Shape{n}; break;
+        case 3: c = Shape{m, 1}; break;
+        default: c = Shape{1, 1}; break;
+    }
+    return GemmCase{m, n, k, draw(rng, 0, 1) == 1, draw(rng, 0, 1) == 1, 0.25f * draw(rng, 1, 8),
+                    0.25f * draw(rng, 0, 8), c};
+}
+
+inline FcCase random_fc_case(std::mt19937_64& rng) {
+    using K = ir::UnaryKind;
+    FcCase c{draw(rng, 1, 70), draw(rng, 1, 300), draw(rng, 1, 200), draw(rng, 0, 1) == 1};
+    const K acts[] = {K::Relu, K::Relu6, K::SiLU, K::HardSwish, K::Sigmoid, K::Tanh};
+    if (draw(rng, 0, 1)) c.act = acts[draw(rng, 0, 5)];
+    return c;
 }
 
 }  // namespace strata::test

@@ -32,5 +32,17 @@ TEST(ConvTransposeDirect, MatchesReference) {
     }
 }
 
+TEST(ConvTransposeDirect, RandomShapesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 8; ++i) {
+        ConvTransposeCase cc = random_conv_transpose_case(rng, i % 2 == 0);
+        TacticSweep s = sweep_tactic(*cc.graph(), "cuda.conv_transpose.direct", 1, cc.str(), seed,
+                                     {Layout::nchw, Layout::nhwc});
+        EXPECT_EQ(s.ran, 6) << cc.str() << " STRATA_SEED=" << seed << " refusals:\n" << s.refusals;
+    }
+}
+
 }  // namespace
 }  // namespace strata::test

@@ -39,5 +39,22 @@ TEST(GemmTiled, ChannelsLastRank4OperandIsRefused) {
     EXPECT_NE(r.refused.find("channels-last"), std::string::npos) << r.refused;
 }
 
+TEST(GemmTiled, RandomShapesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    std::vector<MatMulCase> matmuls;
+    std::vector<GemmCase> gemms;
+    std::vector<FcCase> fcs;
+    for (int i = 0; i < 5; ++i) {
+        matmuls.push_back(random_matmul_case(rng, i % 2 == 0));
+        gemms.push_back(random_gemm_case(rng));
+        fcs.push_back(random_fc_case(rng));
+    }
+    sweep_cases(matmuls, "cuda.matmul");
+    sweep_cases(gemms, "cuda.gemm");
+    sweep_cases(fcs, "cuda.gemm.fc");
+}
+
 }  // namespace
 }  // namespace strata::test

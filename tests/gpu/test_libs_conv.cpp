@@ -95,5 +95,30 @@ TEST(LibsCudnnConvTranspose, UnequalPadsRunWhereCuDnnCanExpressThem) {
     }
 }
 
+TEST(LibsCudnnConv, RandomShapesMatchReference) {
+    STRATA_REQUIRE_CUDNN();
+    uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 6; ++i) {
+        ConvCase cc = random_conv_case(rng);
+        TacticSweep s = sweep_tactic(*cc.graph(), "cudnn.conv", CUDNN_CONVOLUTION_FWD_ALGO_COUNT, cc.str(), seed,
+                                     {Layout::nchw, Layout::nhwc});
+        EXPECT_GT(s.ran_config0_f32, 0) << cc.str() << " STRATA_SEED=" << seed << " refusals:\n" << s.refusals;
+    }
+}
+
+TEST(LibsCudnnConvTranspose, RandomShapesMatchReference) {
+    STRATA_REQUIRE_CUDNN();
+    uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < 6; ++i) {
+        ConvTransposeCase cc = random_conv_transpose_case(rng, true);
+        TacticSweep s = sweep_tactic(*cc.graph(), "cudnn.conv_transpose", CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                     cc.str(), seed, {Layout::nchw, Layout::nhwc});
+        // Symmetric pads with output_padding below the stride are always expressible: some algorithm must run.
+        EXPECT_GT(s.ran, 0) << cc.str() << " STRATA_SEED=" << seed << " refusals:\n" << s.refusals;
+    }
+}
+
 }  // namespace
 }  // namespace strata::test

@@ -53,5 +53,22 @@ TEST(LibsCublasLt, TwoSidedBroadcastIsRefusedWithAReason) {
     EXPECT_NE(r.refused.find("strided batch"), std::string::npos) << r.refused;
 }
 
+TEST(LibsCublasLt, RandomShapesMatchReference) {
+    STRATA_REQUIRE_CUBLASLT();
+    uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    std::vector<MatMulCase> matmuls;
+    std::vector<GemmCase> gemms;
+    std::vector<FcCase> fcs;
+    for (int i = 0; i < 4; ++i) {
+        matmuls.push_back(random_matmul_case(rng, true));
+        gemms.push_back(random_gemm_case(rng));
+        fcs.push_back(random_fc_case(rng));
+    }
+    sweep_cases(matmuls, "cublaslt.matmul", true);
+    sweep_cases(gemms, "cublaslt.gemm", true);
+    sweep_cases(fcs, "cublaslt.fc", true);
+}
+
 }  // namespace
 }  // namespace strata::test
