@@ -18,12 +18,14 @@
 namespace strata::test {
 
 /// fp32 (no TF32) must be as exact as float accumulation allows; fp16/bf16 get their precision.
-inline double tolerance(DType dt) { return dt == DType::f32 ? 1e-4 : 1e-2; }
+inline double tolerance(DType dt) {
+    return dt == DType::f32 ? 1e-4 : 1e-2;
+}
 
 struct TacticSweep {
-    int ran = 0;                 ///< (config, dtype, layout) combinations that ran
-    int ran_config0_f32 = 0;     ///< of those, config 0 in float32
-    std::string refusals;        ///< "config/dtype/layout: reason" lines, for failure messages
+    int ran = 0;              ///< (config, dtype, layout) combinations that ran
+    int ran_config0_f32 = 0;  ///< of those, config 0 in float32
+    std::string refusals;     ///< "config/dtype/layout: reason" lines, for failure messages
 };
 
 /// Runs `tactic` on node 0 of `graph` for every config < num_configs, every float dtype and each of `layouts`;
@@ -38,8 +40,8 @@ inline TacticSweep sweep_tactic(const ir::Graph& graph, const std::string& tacti
                                                 dtype_name(dt), layout_name(layout), what, seed);
                 TacticRun r = run_tactic(graph, 0, tactic, config, dt, layout, seed);
                 if (!r.ran) {
-                    sweep.refusals += fmt::format("  config {} {} {}: {}\n", config, dtype_name(dt),
-                                                  layout_name(layout), r.refused);
+                    sweep.refusals +=
+                        fmt::format("  config {} {} {}: {}\n", config, dtype_name(dt), layout_name(layout), r.refused);
                     continue;
                 }
                 ++sweep.ran;
@@ -95,7 +97,8 @@ struct ConvCase {
     }
 };
 
-// ---- ConvTranspose ----------------------------------------------------------------------------------------------------
+// ---- ConvTranspose
+// ----------------------------------------------------------------------------------------------------
 
 struct ConvTransposeCase {
     int64_t n, c, h, w, m;  // m: output channels (W is [C, M/group, kh, kw]); h == 0: 1-D over w
@@ -109,9 +112,10 @@ struct ConvTransposeCase {
     std::string str() const {
         std::string os;
         for (auto v : output_shape) os += std::to_string(v) + " ";
-        return fmt::format("ConvTranspose N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] outpad[{},{}] g{} "
-                           "bias{} output_shape[{}]",
-                           n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oph, opw, group, bias, os);
+        return fmt::format(
+            "ConvTranspose N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] outpad[{},{}] g{} "
+            "bias{} output_shape[{}]",
+            n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oph, opw, group, bias, os);
     }
 
     std::shared_ptr<ir::Graph> graph() const {
@@ -187,13 +191,13 @@ inline const std::vector<MatMulCase>& matmul_cases() {
     static const std::vector<MatMulCase> cases = {
         {{5, 7}, {7, 3}},
         {{1, 9}, {9, 130}},
-        {{3, 5, 7}, {3, 7, 6}},          // batched
-        {{2, 3, 5, 7}, {7, 4}},          // B without batch: folds into one product
-        {{5, 7}, {2, 3, 7, 4}},          // A broadcast over B's batch
-        {{2, 1, 5, 7}, {1, 3, 7, 4}},    // both broadcast (not one strided batch)
-        {{7}, {7, 3}},                   // 1-D A
-        {{4, 7}, {7}},                   // 1-D B
-        {{7}, {7}},                      // dot product
+        {{3, 5, 7}, {3, 7, 6}},        // batched
+        {{2, 3, 5, 7}, {7, 4}},        // B without batch: folds into one product
+        {{5, 7}, {2, 3, 7, 4}},        // A broadcast over B's batch
+        {{2, 1, 5, 7}, {1, 3, 7, 4}},  // both broadcast (not one strided batch)
+        {{7}, {7, 3}},                 // 1-D A
+        {{4, 7}, {7}},                 // 1-D B
+        {{7}, {7}},                    // dot product
         {{33, 65}, {65, 70}},
         {{1, 130, 17}, {1, 17, 129}},
         {{3, 64, 64}, {3, 64, 64}},
@@ -208,7 +212,7 @@ inline const std::vector<GemmCase>& gemm_cases() {
         {17, 65, 33, false, true, 1.5f, 0.25f, Shape{17, 1}},
         {3, 3, 3, true, true, 1.0f, 1.0f, std::nullopt},
         {70, 66, 129, false, false, 1.0f, 0.5f, Shape{1, 66}},
-        {8, 8, 8, false, false, 1.0f, 1.0f, Shape{}},  // scalar C
+        {8, 8, 8, false, false, 1.0f, 1.0f, Shape{}},          // scalar C
         {1, 1000, 512, false, true, 1.0f, 1.0f, Shape{1000}},  // a classifier head as ONNX exports it
     };
     return cases;
@@ -217,8 +221,8 @@ inline const std::vector<GemmCase>& gemm_cases() {
 inline const std::vector<FcCase>& fc_cases() {
     using K = ir::UnaryKind;
     static const std::vector<FcCase> cases = {
-        {1, 37, 11, true, K::Relu}, {3, 64, 100, true},        {5, 17, 9, false, K::SiLU},
-        {2, 129, 65, true, K::HardSwish}, {1, 8, 8, false}, {64, 256, 130, true, K::Relu},
+        {1, 37, 11, true, K::Relu},       {3, 64, 100, true}, {5, 17, 9, false, K::SiLU},
+        {2, 129, 65, true, K::HardSwish}, {1, 8, 8, false},   {64, 256, 130, true, K::Relu},
         {7, 33, 1, true, K::Sigmoid},
     };
     return cases;
@@ -236,8 +240,23 @@ inline ConvCase random_conv_case(std::mt19937_64& rng) {
     for (;;) {
         int64_t g = draw(rng, 1, 3), kh = 2 * draw(rng, 0, 2) + 1, kw = 2 * draw(rng, 0, 2) + 1;
         int64_t dh = draw(rng, 1, 2), dw = draw(rng, 1, 2), ph = draw(rng, 0, 2), pw = draw(rng, 0, 2);
-        ConvCase c{draw(rng, 0, 1) ? 3 : 1, g * draw(rng, 1, 6), draw(rng, 1, 21), draw(rng, 1, 21), g * draw(rng, 1, 6),
-                   kh, kw, draw(rng, 1, 3), draw(rng, 1, 3), dh, dw, ph, pw, ph, pw, g, draw(rng, 0, 1) == 1};
+        ConvCase c{draw(rng, 0, 1) ? 3 : 1,
+                   g * draw(rng, 1, 6),
+                   draw(rng, 1, 21),
+                   draw(rng, 1, 21),
+                   g * draw(rng, 1, 6),
+                   kh,
+                   kw,
+                   draw(rng, 1, 3),
+                   draw(rng, 1, 3),
+                   dh,
+                   dw,
+                   ph,
+                   pw,
+                   ph,
+                   pw,
+                   g,
+                   draw(rng, 0, 1) == 1};
         const K acts[] = {K::Relu, K::Relu6, K::SiLU, K::HardSwish, K::Sigmoid, K::LeakyRelu};
         if (draw(rng, 0, 1)) c.act = acts[draw(rng, 0, 5)];
         if (c.h + 2 * ph >= dh * (kh - 1) + 1 && c.w + 2 * pw >= dw * (kw - 1) + 1) return c;
@@ -252,9 +271,25 @@ inline ConvTransposeCase random_conv_transpose_case(std::mt19937_64& rng, bool s
                 sw = draw(rng, 1, 3), dh = draw(rng, 1, 2), dw = draw(rng, 1, 2);
         int64_t pt = draw(rng, 0, dh * (kh - 1)), pl = draw(rng, 0, dw * (kw - 1));
         int64_t pb = symmetric ? pt : draw(rng, 0, dh * (kh - 1)), pr = symmetric ? pl : draw(rng, 0, dw * (kw - 1));
-        ConvTransposeCase c{draw(rng, 0, 1) ? 3 : 1, g * draw(rng, 1, 5), draw(rng, 1, 9), draw(rng, 1, 9),
-                            g * draw(rng, 1, 5), kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, draw(rng, 0, sh - 1),
-                            draw(rng, 0, sw - 1), g, draw(rng, 0, 1) == 1};
+        ConvTransposeCase c{draw(rng, 0, 1) ? 3 : 1,
+                            g * draw(rng, 1, 5),
+                            draw(rng, 1, 9),
+                            draw(rng, 1, 9),
+                            g * draw(rng, 1, 5),
+                            kh,
+                            kw,
+                            sh,
+                            sw,
+                            dh,
+                            dw,
+                            pt,
+                            pl,
+                            pb,
+                            pr,
+                            draw(rng, 0, sh - 1),
+                            draw(rng, 0, sw - 1),
+                            g,
+                            draw(rng, 0, 1) == 1};
         int64_t out_h = sh * (c.h - 1) + c.oph + dh * (kh - 1) + 1 - pt - pb;
         int64_t out_w = sw * (c.w - 1) + c.opw + dw * (kw - 1) + 1 - pl - pr;
         if (out_h >= 1 && out_w >= 1) return c;
@@ -269,8 +304,10 @@ inline MatMulCase random_matmul_case(std::mt19937_64& rng, bool strided_only) {
     for (int64_t i = 0, r = draw(rng, 0, 2); i < r; ++i) batch.push_back(draw(rng, 1, 3));
     Shape ba = batch, bb = batch;
     if (strided_only) {
-        if (draw(rng, 0, 2) == 0) ba.clear();
-        else if (draw(rng, 0, 1) == 0) bb.clear();
+        if (draw(rng, 0, 2) == 0)
+            ba.clear();
+        else if (draw(rng, 0, 1) == 0)
+            bb.clear();
     } else {
         for (size_t i = 0; i < batch.size(); ++i) (draw(rng, 0, 1) ? ba : bb)[i] = draw(rng, 0, 1) ? 1 : batch[i];
     }
@@ -282,14 +319,23 @@ inline GemmCase random_gemm_case(std::mt19937_64& rng) {
     int64_t m = draw(rng, 1, 100), n = draw(rng, 1, 100), k = draw(rng, 1, 100);
     std::optional<Shape> c;
     switch (draw(rng, 0, 4)) {
-        case 0: break;
-        case 1: c = Shape{m, n}; break;
-        case 2: c = Shape{n}; break;
-        case 3: c = Shape{m, 1}; break;
-        default: c = Shape{1, 1}; break;
+        case 0:
+            break;
+        case 1:
+            c = Shape{m, n};
+            break;
+        case 2:
+            c = Shape{n};
+            break;
+        case 3:
+            c = Shape{m, 1};
+            break;
+        default:
+            c = Shape{1, 1};
+            break;
     }
-    return GemmCase{m, n, k, draw(rng, 0, 1) == 1, draw(rng, 0, 1) == 1, 0.25f * draw(rng, 1, 8),
-                    0.25f * draw(rng, 0, 8), c};
+    return GemmCase{
+        m, n, k, draw(rng, 0, 1) == 1, draw(rng, 0, 1) == 1, 0.25f * draw(rng, 1, 8), 0.25f * draw(rng, 0, 8), c};
 }
 
 inline FcCase random_fc_case(std::mt19937_64& rng) {

@@ -16,7 +16,8 @@ cuda::StepDesc host_desc(const ir::Graph& graph, DType dtype, Layout layout) {
     desc.node = &node;
     desc.name = node.name;
     for (size_t i = 0; i < node.inputs.size(); ++i)
-        desc.inputs.push_back(cuda::value_desc(graph.value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
+        desc.inputs.push_back(
+            cuda::value_desc(graph.value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
     for (ir::ValueId v : node.outputs) desc.outputs.push_back(cuda::value_desc(graph.value(v), dtype, layout));
     return desc;
 }

@@ -9,10 +9,10 @@ namespace {
 
 using K = ir::UnaryKind;
 
-#define STRATA_REQUIRE_CUDNN()                                                             \
-    do {                                                                                   \
-        STRATA_REQUIRE_GPU();                                                              \
-        if (!cuda::libs::cudnn_api()) GTEST_SKIP() << cuda::libs::cudnn_report();          \
+#define STRATA_REQUIRE_CUDNN()                                                    \
+    do {                                                                          \
+        STRATA_REQUIRE_GPU();                                                     \
+        if (!cuda::libs::cudnn_api()) GTEST_SKIP() << cuda::libs::cudnn_report(); \
     } while (0)
 
 // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act   (h == 0: 1-D)
@@ -56,13 +56,13 @@ TEST(LibsCudnnConv, RefusesAsymmetricPadsWithAReason) {
 // n c h w m | kh kw sh sw dh dw | pt pl pb pr | oph opw | group bias [output_shape]   (h == 0: 1-D)
 const ConvTransposeCase kConvTransposeCases[] = {
     {1, 4, 5, 6, 3, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, true},
-    {2, 6, 7, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},   // output_padding
-    {1, 8, 6, 7, 6, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 2, false},  // groups
-    {3, 3, 5, 4, 5, 3, 2, 3, 2, 2, 1, 1, 0, 1, 0, 2, 1, 1, true},   // stride 3, dilation 2, output_padding 2
-    {1, 6, 4, 5, 6, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 6, true},   // depthwise
-    {2, 5, 0, 9, 3, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 0, 1, 1, true},   // 1-D
+    {2, 6, 7, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},          // output_padding
+    {1, 8, 6, 7, 6, 4, 4, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0, 2, false},         // groups
+    {3, 3, 5, 4, 5, 3, 2, 3, 2, 2, 1, 1, 0, 1, 0, 2, 1, 1, true},          // stride 3, dilation 2, output_padding 2
+    {1, 6, 4, 5, 6, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 6, true},          // depthwise
+    {2, 5, 0, 9, 3, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 0, 1, 1, true},          // 1-D
     {1, 3, 4, 4, 2, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 1, true, {8, 7}},  // output_shape: pads derived
-    {2, 16, 8, 8, 8, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 1, true},  // the usual 2x upsampling
+    {2, 16, 8, 8, 8, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, 0, 0, 1, true},         // the usual 2x upsampling
 };
 
 TEST(LibsCudnnConvTranspose, EveryAlgorithmMatchesReference) {

@@ -9,10 +9,10 @@ namespace {
 
 constexpr int kLtConfigs = 4;  // cublaslt_gemm.cpp's kConfigs
 
-#define STRATA_REQUIRE_CUBLASLT()                                                          \
-    do {                                                                                   \
-        STRATA_REQUIRE_GPU();                                                              \
-        if (!cuda::libs::cublaslt_api()) GTEST_SKIP() << cuda::libs::cublaslt_report();    \
+#define STRATA_REQUIRE_CUBLASLT()                                                       \
+    do {                                                                                \
+        STRATA_REQUIRE_GPU();                                                           \
+        if (!cuda::libs::cublaslt_api()) GTEST_SKIP() << cuda::libs::cublaslt_report(); \
     } while (0)
 
 template <class Case>

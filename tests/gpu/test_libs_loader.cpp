@@ -2,12 +2,12 @@
 // finding their functions is host work, so these run everywhere and print what was searched.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "backends/cuda/libs/cudnn_loader.h"
 #include "backends/cuda/libs/lib_loader.h"
-
-#include <cstdlib>
-#include <filesystem>
 
 namespace strata::test {
 namespace {

@@ -23,8 +23,12 @@ namespace {
 constexpr int kConfigs = 4;
 constexpr size_t kMaxWorkspace = size_t{32} << 20;
 
-const CublasLtApi& api() { return *cublaslt_api(); }
-int device_of(const StepDesc& desc) { return desc.device ? desc.device->index : 0; }
+const CublasLtApi& api() {
+    return *cublaslt_api();
+}
+int device_of(const StepDesc& desc) {
+    return desc.device ? desc.device->index : 0;
+}
 
 cudaDataType_t data_type(DType t) {
     return t == DType::f16 ? CUDA_R_16F : t == DType::bf16 ? CUDA_R_16BF : CUDA_R_32F;
@@ -88,11 +92,11 @@ void LtDescriptors::layout(cublasLtMatrixLayout_t& l, const GemmProblem& p, uint
     STRATA_CUBLASLT_CHECK(api(), cublasLtMatrixLayoutCreate(&l, data_type(p.dtype), rows, cols, ld), what);
     if (p.batch() <= 1) return;
     int32_t count = static_cast<int32_t>(p.batch());
-    STRATA_CUBLASLT_CHECK(api(), cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
-                                                                  sizeof(count)),
-                          what);
-    STRATA_CUBLASLT_CHECK(api(), cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                                                                  &batch_stride, sizeof(batch_stride)),
+    STRATA_CUBLASLT_CHECK(
+        api(), cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)), what);
+    STRATA_CUBLASLT_CHECK(api(),
+                          cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                           &batch_stride, sizeof(batch_stride)),
                           what);
 }
 
@@ -105,18 +109,23 @@ void LtDescriptors::init(const GemmProblem& p, bool allow_tf32) {
     set_desc(op, CUBLASLT_MATMUL_DESC_EPILOGUE, fused_epilogue(p), "cuBLASLt epilogue");
 
     int64_t stride_b = p.linear_batch_stride(true).value_or(0), stride_a = p.linear_batch_stride(false).value_or(0);
-    if (p.trans_b) layout(a, p, p.k, p.n, p.k, stride_b);
-    else layout(a, p, p.n, p.k, p.n, stride_b);
-    if (p.trans_a) layout(b, p, p.m, p.k, p.m, stride_a);
-    else layout(b, p, p.k, p.m, p.k, stride_a);
+    if (p.trans_b)
+        layout(a, p, p.k, p.n, p.k, stride_b);
+    else
+        layout(a, p, p.n, p.k, p.n, stride_b);
+    if (p.trans_a)
+        layout(b, p, p.m, p.k, p.m, stride_a);
+    else
+        layout(b, p, p.k, p.m, p.k, stride_a);
     layout(c, p, p.n, p.m, p.n, p.m * p.n);
     layout(d, p, p.n, p.m, p.n, p.m * p.n);
 
     const char* what = "cuBLASLt preference";
     STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulPreferenceCreate(&pref), what);
     uint64_t workspace = kMaxWorkspace;
-    STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                                      &workspace, sizeof(workspace)),
+    STRATA_CUBLASLT_CHECK(api(),
+                          cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                               &workspace, sizeof(workspace)),
                           what);
     int64_t esize = static_cast<int64_t>(dtype_size(p.dtype));
     std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
@@ -132,8 +141,8 @@ void LtDescriptors::init(const GemmProblem& p, bool allow_tf32) {
 std::vector<cublasLtMatmulHeuristicResult_t> heuristics(cublasLtHandle_t handle, const LtDescriptors& d) {
     cublasLtMatmulHeuristicResult_t results[kConfigs] = {};
     int returned = 0;
-    cublasStatus_t status = api().cublasLtMatmulAlgoGetHeuristic(handle, d.op, d.a, d.b, d.c, d.d, d.pref, kConfigs,
-                                                                 results, &returned);
+    cublasStatus_t status =
+        api().cublasLtMatmulAlgoGetHeuristic(handle, d.op, d.a, d.b, d.c, d.d, d.pref, kConfigs, results, &returned);
     std::vector<cublasLtMatmulHeuristicResult_t> found;
     if (status != CUBLAS_STATUS_SUCCESS) return found;  // NOT_SUPPORTED: no algorithm for this problem
     for (int i = 0; i < returned; ++i)
@@ -195,9 +204,9 @@ public:
             set_desc(d.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, b.inputs[2], "cuBLASLt bias pointer");
         const float alpha = p.alpha, beta = p.c == GemmC::full ? p.beta : 0.0f;
         const void* c = p.c == GemmC::full ? b.inputs[2] : b.outputs[0];
-        STRATA_CUBLASLT_CHECK(api(), cublasLtMatmul(handle_, d.op, &alpha, b.inputs[1], d.a, b.inputs[0], d.b, &beta, c,
-                                                    d.c, b.outputs[0], d.d, &algo_.algo, b.workspace,
-                                                    algo_.workspaceSize, stream),
+        STRATA_CUBLASLT_CHECK(api(),
+                              cublasLtMatmul(handle_, d.op, &alpha, b.inputs[1], d.a, b.inputs[0], d.b, &beta, c, d.c,
+                                             b.outputs[0], d.d, &algo_.algo, b.workspace, algo_.workspaceSize, stream),
                               name_);
         if (p.c == GemmC::broadcast)
             launch_add_broadcast(p.dtype, b.outputs[0], b.inputs[2], p.beta, p.m, p.n, p.c_row, p.c_col, stream);
@@ -222,12 +231,15 @@ std::unique_ptr<CudaKernel> make_lt(const StepDesc& desc, int config) {
     return std::make_unique<LtGemmKernel>(desc, config);
 }
 
-std::string lt_config_name(int config) { return fmt::format("heuristic #{}", config); }
+std::string lt_config_name(int config) {
+    return fmt::format("heuristic #{}", config);
+}
 }  // namespace
 
 void register_cublaslt_tactics(CudaTacticRegistry& registry) {
-    for (auto [name, op] : {std::pair{"cublaslt.fc", ir::OpKind::FullyConnected},
-                            std::pair{"cublaslt.matmul", ir::OpKind::MatMul}, std::pair{"cublaslt.gemm", ir::OpKind::Gemm}})
+    for (auto [name, op] :
+         {std::pair{"cublaslt.fc", ir::OpKind::FullyConnected}, std::pair{"cublaslt.matmul", ir::OpKind::MatMul},
+          std::pair{"cublaslt.gemm", ir::OpKind::Gemm}})
         registry.add(CudaTactic{.name = name,
                                 .op = op,
                                 .num_configs = kConfigs,

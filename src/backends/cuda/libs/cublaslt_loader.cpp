@@ -28,13 +28,14 @@ CublasLtState load() {
         return s;
     }
     std::string missing;
-#define STRATA_CUBLASLT_LOAD(fn)                                            \
-    s.api.fn = reinterpret_cast<decltype(&::fn)>(find_symbol(lib, #fn));    \
+#define STRATA_CUBLASLT_LOAD(fn)                                         \
+    s.api.fn = reinterpret_cast<decltype(&::fn)>(find_symbol(lib, #fn)); \
     if (!s.api.fn) missing += (missing.empty() ? "" : ", ") + std::string(#fn);
     STRATA_CUBLASLT_FUNCTIONS(STRATA_CUBLASLT_LOAD)
 #undef STRATA_CUBLASLT_LOAD
     if (!missing.empty()) {
-        s.report = fmt::format("cuBLASLt not found (searched: {}; {} lacks {})", lib.searched_list(), lib.path, missing);
+        s.report =
+            fmt::format("cuBLASLt not found (searched: {}; {} lacks {})", lib.searched_list(), lib.path, missing);
         return s;
     }
     s.api.version = s.api.cublasLtGetVersion();
@@ -55,9 +56,15 @@ const CublasLtState& state() {
 }
 }  // namespace
 
-const CublasLtApi* cublaslt_api() { return state().ok ? &state().api : nullptr; }
-const std::string& cublaslt_report() { return state().report; }
-std::string cublaslt_unavailable() { return state().ok ? std::string() : state().report; }
+const CublasLtApi* cublaslt_api() {
+    return state().ok ? &state().api : nullptr;
+}
+const std::string& cublaslt_report() {
+    return state().report;
+}
+std::string cublaslt_unavailable() {
+    return state().ok ? std::string() : state().report;
+}
 
 cublasLtHandle_t cublaslt_handle(int device) {
     const CublasLtApi* api = cublaslt_api();

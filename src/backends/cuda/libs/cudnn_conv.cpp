@@ -17,10 +17,18 @@ namespace strata::cuda::libs {
 namespace {
 constexpr size_t kMaxWorkspace = size_t{1} << 30;  // an algorithm that wants more than 1 GiB is not worth timing
 
-const CudnnApi& api() { return *cudnn_api(); }
-int device_of(const StepDesc& desc) { return desc.device ? desc.device->index : 0; }
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
-int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) { return i < v.size() ? v[i] : fallback; }
+const CudnnApi& api() {
+    return *cudnn_api();
+}
+int device_of(const StepDesc& desc) {
+    return desc.device ? desc.device->index : 0;
+}
+bool is_float(DType t) {
+    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
+}
+int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) {
+    return i < v.size() ? v[i] : fallback;
+}
 
 // ---- Conv --------------------------------------------------------------------------------------------------------
 
@@ -76,9 +84,9 @@ CudnnConvGeometry conv_geometry(const StepDesc& desc) {
 
 size_t conv_workspace(cudnnHandle_t h, const CudnnConvDescriptors& d, int algo) {
     size_t bytes = 0;
-    STRATA_CUDNN_CHECK(api(), cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y,
-                                                                      static_cast<cudnnConvolutionFwdAlgo_t>(algo),
-                                                                      &bytes),
+    STRATA_CUDNN_CHECK(api(),
+                       cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y,
+                                                               static_cast<cudnnConvolutionFwdAlgo_t>(algo), &bytes),
                        fwd_algo_name(algo));
     return bytes;
 }
@@ -120,8 +128,9 @@ std::string conv_transpose_unsupported_here(const StepDesc& desc) {
 size_t conv_transpose_workspace(cudnnHandle_t h, const CudnnConvDescriptors& d, int algo) {
     size_t bytes = 0;
     // Forward x is ConvTranspose's output (dx), forward y its input (dy).
-    STRATA_CUDNN_CHECK(api(), cudnnGetConvolutionBackwardDataWorkspaceSize(
-                                  h, d.w, d.y, d.conv, d.x, static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &bytes),
+    STRATA_CUDNN_CHECK(api(),
+                       cudnnGetConvolutionBackwardDataWorkspaceSize(
+                           h, d.w, d.y, d.conv, d.x, static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), &bytes),
                        bwd_data_algo_name(algo));
     return bytes;
 }
@@ -156,15 +165,16 @@ public:
         STRATA_CUDNN_CHECK(api(), cudnnSetStream(handle_.get(), stream), name_);
         const float one = 1.0f, zero = 0.0f;  // float scaling factors for every non-double data type
         if (!transpose_) {
-            STRATA_CUDNN_CHECK(api(), cudnnConvolutionForward(handle_.get(), &one, d.x, b.inputs[0], d.w, b.inputs[1],
-                                                              d.conv, static_cast<cudnnConvolutionFwdAlgo_t>(algo_),
-                                                              b.workspace, workspace_, &zero, d.y, b.outputs[0]),
+            STRATA_CUDNN_CHECK(api(),
+                               cudnnConvolutionForward(handle_.get(), &one, d.x, b.inputs[0], d.w, b.inputs[1], d.conv,
+                                                       static_cast<cudnnConvolutionFwdAlgo_t>(algo_), b.workspace,
+                                                       workspace_, &zero, d.y, b.outputs[0]),
                                name_);
         } else {
-            STRATA_CUDNN_CHECK(api(), cudnnConvolutionBackwardData(
-                                          handle_.get(), &one, d.w, b.inputs[1], d.y, b.inputs[0], d.conv,
-                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(algo_), b.workspace, workspace_,
-                                          &zero, d.x, b.outputs[0]),
+            STRATA_CUDNN_CHECK(api(),
+                               cudnnConvolutionBackwardData(handle_.get(), &one, d.w, b.inputs[1], d.y, b.inputs[0],
+                                                            d.conv, static_cast<cudnnConvolutionBwdDataAlgo_t>(algo_),
+                                                            b.workspace, workspace_, &zero, d.x, b.outputs[0]),
                                name_);
         }
         EpilogueParams ep;
@@ -228,8 +238,12 @@ std::unique_ptr<CudaKernel> make_conv_transpose(const StepDesc& desc, int algo) 
     return kernel;
 }
 
-std::string conv_config_name(int algo) { return fwd_algo_name(algo); }
-std::string conv_transpose_config_name(int algo) { return bwd_data_algo_name(algo); }
+std::string conv_config_name(int algo) {
+    return fwd_algo_name(algo);
+}
+std::string conv_transpose_config_name(int algo) {
+    return bwd_data_algo_name(algo);
+}
 }  // namespace
 
 void register_cudnn_tactics(CudaTacticRegistry& registry) {

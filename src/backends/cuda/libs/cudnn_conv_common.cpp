@@ -22,10 +22,14 @@ const CudnnApi& api() {
 
 cudnnDataType_t data_type(DType t) {
     switch (t) {
-        case DType::f32: return CUDNN_DATA_FLOAT;
-        case DType::f16: return CUDNN_DATA_HALF;
-        case DType::bf16: return CUDNN_DATA_BFLOAT16;
-        default: STRATA_UNSUPPORTED("cuDNN convolution in {}", dtype_name(t));
+        case DType::f32:
+            return CUDNN_DATA_FLOAT;
+        case DType::f16:
+            return CUDNN_DATA_HALF;
+        case DType::bf16:
+            return CUDNN_DATA_BFLOAT16;
+        default:
+            STRATA_UNSUPPORTED("cuDNN convolution in {}", dtype_name(t));
     }
 }
 
@@ -57,8 +61,9 @@ void CudnnConvDescriptors::init(const CudnnConvGeometry& g) {
     STRATA_CUDNN_CHECK(a, cudnnSetTensor4dDescriptor(x, format, type, g.n, g.c, g.h, g.w), what);
     STRATA_CUDNN_CHECK(a, cudnnSetTensor4dDescriptor(y, format, type, g.n, g.k, g.p, g.q), what);
     STRATA_CUDNN_CHECK(a, cudnnSetFilter4dDescriptor(w, type, format, g.k, g.c / g.group, g.r, g.s), what);
-    STRATA_CUDNN_CHECK(a, cudnnSetConvolution2dDescriptor(conv, g.pad_h, g.pad_w, g.stride_h, g.stride_w, g.dil_h,
-                                                          g.dil_w, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+    STRATA_CUDNN_CHECK(a,
+                       cudnnSetConvolution2dDescriptor(conv, g.pad_h, g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w,
+                                                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                        what);
     STRATA_CUDNN_CHECK(a, cudnnSetConvolutionGroupCount(conv, g.group), what);
     STRATA_CUDNN_CHECK(a, cudnnSetConvolutionMathType(conv, math_type(g)), what);
@@ -69,7 +74,9 @@ void CudnnConvDescriptors::init(const CudnnConvGeometry& g) {
                  oh, ow, g.n, g.k, g.p, g.q);
 }
 
-CudnnConvDescriptors::~CudnnConvDescriptors() { release(); }
+CudnnConvDescriptors::~CudnnConvDescriptors() {
+    release();
+}
 
 void CudnnConvDescriptors::release() {
     const CudnnApi* a = cudnn_api();
@@ -80,7 +87,9 @@ void CudnnConvDescriptors::release() {
     if (x) a->cudnnDestroyTensorDescriptor(x);
 }
 
-CudnnHandle::CudnnHandle() { STRATA_CUDNN_CHECK(api(), cudnnCreate(&handle_), "cuDNN handle"); }
+CudnnHandle::CudnnHandle() {
+    STRATA_CUDNN_CHECK(api(), cudnnCreate(&handle_), "cuDNN handle");
+}
 
 CudnnHandle::~CudnnHandle() {
     if (handle_) cudnn_api()->cudnnDestroy(handle_);
@@ -110,8 +119,8 @@ std::string with_query_handle(int device, const std::function<void(cudnnHandle_t
 }
 
 std::string fwd_algo_name(int algo) {
-    static const char* names[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT",
-                                  "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+    static const char* names[] = {"IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING",
+                                  "WINOGRAD",      "WINOGRAD_NONFUSED"};
     return algo >= 0 && algo < 8 ? fmt::format("algo {} ({})", algo, names[algo]) : fmt::format("algo {}", algo);
 }
 

@@ -17,10 +17,13 @@ struct CudnnState {
     std::string report;
 };
 
-// Order matters: each sub-library needs the ones before it (graph <- ops <- cnn <- adv).
-constexpr const char* kSubLibraries[] = {"libcudnn_graph.so.9", "libcudnn_engines_precompiled.so.9",
-                                         "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9",
-                                         "libcudnn_ops.so.9", "libcudnn_cnn.so.9"};
+// libcudnn_graph first: every other sub-library needs it (DT_NEEDED by soname).
+constexpr const char* kSubLibraries[] = {"libcudnn_graph.so.9",
+                                         "libcudnn_engines_precompiled.so.9",
+                                         "libcudnn_engines_runtime_compiled.so.9",
+                                         "libcudnn_heuristic.so.9",
+                                         "libcudnn_ops.so.9",
+                                         "libcudnn_cnn.so.9"};
 
 CudnnState load() {
     CudnnState s;
@@ -35,8 +38,8 @@ CudnnState load() {
     }
     for (const char* sub : kSubLibraries) preload_beside(lib, sub);
     std::string missing;
-#define STRATA_CUDNN_LOAD(fn)                                                      \
-    s.api.fn = reinterpret_cast<decltype(&::fn)>(find_symbol(lib, #fn));           \
+#define STRATA_CUDNN_LOAD(fn)                                            \
+    s.api.fn = reinterpret_cast<decltype(&::fn)>(find_symbol(lib, #fn)); \
     if (!s.api.fn) missing += (missing.empty() ? "" : ", ") + std::string(#fn);
     STRATA_CUDNN_FUNCTIONS(STRATA_CUDNN_LOAD)
 #undef STRATA_CUDNN_LOAD
@@ -62,9 +65,15 @@ const CudnnState& state() {
 }
 }  // namespace
 
-const CudnnApi* cudnn_api() { return state().ok ? &state().api : nullptr; }
-const std::string& cudnn_report() { return state().report; }
-std::string cudnn_unavailable() { return state().ok ? std::string() : state().report; }
+const CudnnApi* cudnn_api() {
+    return state().ok ? &state().api : nullptr;
+}
+const std::string& cudnn_report() {
+    return state().report;
+}
+std::string cudnn_unavailable() {
+    return state().ok ? std::string() : state().report;
+}
 
 void check_cudnn(cudnnStatus_t status, std::string_view what, const char* call) {
     if (status == CUDNN_STATUS_SUCCESS) return;

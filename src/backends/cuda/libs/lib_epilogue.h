@@ -27,6 +27,8 @@ void launch_add_broadcast(DType dtype, void* y, const void* c, float beta, int64
                           int64_t c_col, cudaStream_t stream);
 
 /// True when the epilogue does nothing (no bias, residual or activation): the launch can be skipped.
-inline bool epilogue_is_empty(const EpilogueParams& ep) { return !ep.bias && !ep.residual && ep.act.kind < 0; }
+inline bool epilogue_is_empty(const EpilogueParams& ep) {
+    return !ep.bias && !ep.residual && ep.act.kind < 0;
+}
 
 }  // namespace strata::cuda::libs

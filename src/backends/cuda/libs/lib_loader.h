@@ -9,9 +9,9 @@ namespace strata::cuda::libs {
 
 /// One library opened with dlopen, or the record of where it was not found.
 struct LoadedLibrary {
-    void* handle = nullptr;            ///< dlopen handle; null when not found
-    std::string path;                  ///< what was opened (a plain soname or a full path)
-    std::vector<std::string> searched; ///< every place tried, with why it failed ("path (absent)")
+    void* handle = nullptr;             ///< dlopen handle; null when not found
+    std::string path;                   ///< what was opened (a plain soname or a full path)
+    std::vector<std::string> searched;  ///< every place tried, with why it failed ("path (absent)")
 
     bool found() const { return handle != nullptr; }
     /// "a (why), b (why), ..." for error messages.

@@ -10,9 +10,13 @@
 namespace strata::cuda {
 
 namespace {
-int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) { return i < v.size() ? v[i] : fallback; }
+int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) {
+    return i < v.size() ? v[i] : fallback;
+}
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+bool is_float(DType t) {
+    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
+}
 
 // The leading pad of spatial dim i (as the reference): pads_begin, or derived from output_shape's total padding.
 int64_t leading_pad(const ir::ConvTransposeAttrs& a, size_t i, int64_t in, int64_t out, int64_t kernel) {
@@ -81,7 +85,9 @@ void direct_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stre
                                  b.outputs[0], stream);
 }
 
-std::string direct_can_implement(const StepDesc& desc, int /*config*/) { return conv_transpose_unsupported(desc); }
+std::string direct_can_implement(const StepDesc& desc, int /*config*/) {
+    return conv_transpose_unsupported(desc);
+}
 }  // namespace
 
 void register_conv_transpose_tactics(CudaTacticRegistry& registry) {

@@ -20,8 +20,8 @@ struct ConvTransposeParams {
     int64_t group = 1, cg = 0, mg = 0;   ///< channels per group: cg = C / group, mg = M / group
     int64_t r = 1, s = 1;                ///< kernel
     int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-    int64_t pad_h = 0, pad_w = 0;        ///< leading pads (derived from output_shape when it is given)
-    bool nhwc = false;                   ///< activations and weight stored channels-last (weight C, R, S, M/g)
+    int64_t pad_h = 0, pad_w = 0;  ///< leading pads (derived from output_shape when it is given)
+    bool nhwc = false;             ///< activations and weight stored channels-last (weight C, R, S, M/g)
 };
 
 /// Empty when the desc is a ConvTranspose this geometry describes (rank 3 or 4, float dtypes, shapes that fit);

@@ -11,8 +11,10 @@ namespace {
 constexpr int kThreads = 256;
 
 // Element offsets of X, W and Y in the two layouts (NCHW: weight [C, Mg, R, S]; NHWC: weight [C, R, S, Mg]).
-template <bool Nhwc> struct CtLayout;
-template <> struct CtLayout<false> {
+template <bool Nhwc>
+struct CtLayout;
+template <>
+struct CtLayout<false> {
     __device__ static int64_t x(const ConvTransposeParams& p, int64_t n, int64_t c, int64_t ih, int64_t iw) {
         return ((n * p.c + c) * p.h + ih) * p.w + iw;
     }
@@ -30,7 +32,8 @@ template <> struct CtLayout<false> {
         n = i / p.m;
     }
 };
-template <> struct CtLayout<true> {
+template <>
+struct CtLayout<true> {
     __device__ static int64_t x(const ConvTransposeParams& p, int64_t n, int64_t c, int64_t ih, int64_t iw) {
         return ((n * p.h + ih) * p.w + iw) * p.c + c;
     }

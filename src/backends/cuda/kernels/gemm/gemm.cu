@@ -52,9 +52,9 @@ __device__ void load_b_tile(const GemmProblem& p, const T* b, int64_t k0, int64_
 }
 
 template <class T>
-__global__ void __launch_bounds__(kThreads) gemm_tiled_kernel(GemmProblem p, const T* __restrict__ a,
-                                                              const T* __restrict__ b, const T* __restrict__ c,
-                                                              const float* __restrict__ bias, T* __restrict__ y) {
+__global__ void __launch_bounds__(kThreads)
+    gemm_tiled_kernel(GemmProblem p, const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
+                      const float* __restrict__ bias, T* __restrict__ y) {
     __shared__ float As[kBlockK][kBlockM + 1];
     __shared__ float Bs[kBlockK][kBlockN + 1];
     int64_t a_off, b_off;
@@ -98,8 +98,8 @@ __global__ void __launch_bounds__(kThreads) gemm_tiled_kernel(GemmProblem p, con
 void gemm_tiled_launch(const GemmProblem& p, const void* a, const void* b, const void* c, const float* bias, void* y,
                        cudaStream_t stream) {
     if (p.m == 0 || p.n == 0 || p.batch() == 0) return;
-    dim3 grid(static_cast<unsigned>((p.n + kBlockN - 1) / kBlockN), static_cast<unsigned>((p.m + kBlockM - 1) / kBlockM),
-              static_cast<unsigned>(p.batch()));
+    dim3 grid(static_cast<unsigned>((p.n + kBlockN - 1) / kBlockN),
+              static_cast<unsigned>((p.m + kBlockM - 1) / kBlockM), static_cast<unsigned>(p.batch()));
     dispatch_float(p.dtype, [&](auto tag) {
         using T = decltype(tag);
         gemm_tiled_kernel<T><<<grid, kThreads, 0, stream>>>(p, static_cast<const T*>(a), static_cast<const T*>(b),

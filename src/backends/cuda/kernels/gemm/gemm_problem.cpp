@@ -6,7 +6,9 @@
 namespace strata::cuda {
 
 namespace {
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+bool is_float(DType t) {
+    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
+}
 
 // A rank-4 operand in the nhwc layout is row-major only where the two orders agree (H*W == 1 or C == 1).
 bool row_major(const TensorDesc& t) {
@@ -115,9 +117,8 @@ std::optional<int64_t> GemmProblem::linear_batch_stride(bool operand_b) const {
 std::string GemmProblem::str() const {
     std::string dims;
     for (int i = 0; i < batch_rank; ++i) dims += fmt::format("{}{}", i ? "," : "", batch_dims[i]);
-    return fmt::format("m={} n={} k={} batch=[{}] transA={} transB={} alpha={} beta={} C={} bias={} act={} {}", m, n,
-                       k, dims, trans_a, trans_b, alpha, beta, static_cast<int>(c), has_bias, act.kind,
-                       dtype_name(dtype));
+    return fmt::format("m={} n={} k={} batch=[{}] transA={} transB={} alpha={} beta={} C={} bias={} act={} {}", m, n, k,
+                       dims, trans_a, trans_b, alpha, beta, static_cast<int>(c), has_bias, act.kind, dtype_name(dtype));
 }
 
 std::string gemm_problem(const StepDesc& desc, GemmProblem& out) {
@@ -131,10 +132,17 @@ std::string gemm_problem(const StepDesc& desc, GemmProblem& out) {
             if (t.present && !row_major(t)) return fmt::format("channels-last operand {}", t.str());
     std::string why;
     switch (desc.node->op) {
-        case ir::OpKind::FullyConnected: why = fully_connected(desc, p); break;
-        case ir::OpKind::Gemm: why = gemm(desc, p); break;
-        case ir::OpKind::MatMul: why = matmul(desc, p); break;
-        default: return "not a MatMul, Gemm or FullyConnected";
+        case ir::OpKind::FullyConnected:
+            why = fully_connected(desc, p);
+            break;
+        case ir::OpKind::Gemm:
+            why = gemm(desc, p);
+            break;
+        case ir::OpKind::MatMul:
+            why = matmul(desc, p);
+            break;
+        default:
+            return "not a MatMul, Gemm or FullyConnected";
     }
     if (!why.empty()) return why;
     if (desc.outputs[0].numel() != p.batch() * p.m * p.n) return "output size does not fit";
