@@ -15,6 +15,7 @@
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "backends/cuda/libs/lib_epilogue.h"
 #include "backends/cuda/libs/lib_tactics.h"
+#include "backends/cuda/libs/warm_up.h"
 #include "core/check.h"
 
 namespace strata::cuda::libs {
@@ -228,7 +229,9 @@ private:
 };
 
 std::unique_ptr<CudaKernel> make_lt(const StepDesc& desc, int config) {
-    return std::make_unique<LtGemmKernel>(desc, config);
+    auto kernel = std::make_unique<LtGemmKernel>(desc, config);
+    warm_up(*kernel, desc);
+    return kernel;
 }
 
 std::string lt_config_name(int config) {

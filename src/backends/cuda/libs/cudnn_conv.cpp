@@ -10,6 +10,7 @@
 #include "backends/cuda/libs/cudnn_conv_common.h"
 #include "backends/cuda/libs/lib_epilogue.h"
 #include "backends/cuda/libs/lib_tactics.h"
+#include "backends/cuda/libs/warm_up.h"
 #include "core/check.h"
 
 namespace strata::cuda::libs {

@@ -5,10 +5,8 @@
 
 #include <map>
 #include <mutex>
-#include <vector>
 
 #include "backends/cuda/cuda_check.h"
-#include "backends/cuda/device_buffer.h"
 #include "core/check.h"
 
 namespace strata::cuda::libs {
@@ -127,23 +125,6 @@ std::string fwd_algo_name(int algo) {
 std::string bwd_data_algo_name(int algo) {
     static const char* names[] = {"ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
     return algo >= 0 && algo < 6 ? fmt::format("algo {} ({})", algo, names[algo]) : fmt::format("algo {}", algo);
-}
-
-void warm_up(CudaKernel& kernel, const StepDesc& desc) {
-    std::vector<DeviceBuffer> owned;
-    StepBuffers buffers;
-    auto zeroed = [&](size_t bytes) {
-        owned.emplace_back(std::max<size_t>(bytes, 1), "a cuDNN warm-up buffer");
-        STRATA_CUDA_CHECK(cudaMemset(owned.back().data(), 0, owned.back().bytes()), "cuDNN warm-up");
-        return owned.back().data();
-    };
-    for (const auto& in : desc.inputs) buffers.inputs.push_back(in.present ? zeroed(in.bytes()) : nullptr);
-    for (const auto& out : desc.outputs) buffers.outputs.push_back(zeroed(out.bytes()));
-    buffers.workspace = kernel.workspace_bytes() ? zeroed(kernel.workspace_bytes()) : nullptr;
-    Stream stream;
-    kernel.launch(buffers, stream.get());
-    check_launch(desc.name + " (cuDNN warm-up)");
-    stream.synchronize(desc.name + " (cuDNN warm-up)");
 }
 
 }  // namespace strata::cuda::libs

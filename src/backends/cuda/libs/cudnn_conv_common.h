@@ -1,6 +1,6 @@
 // cudnn_conv_common.h: what cuDNN's convolution tactics share: the geometry of one forward convolution (ConvTranspose
 // is the backward-data pass of the convolution that maps its output back to its input), the descriptors cuDNN wants
-// for it, a handle per kernel, the shared handle that answers queries, and the warm-up run in make().
+// for it, a handle per kernel and the shared handle that answers queries.
 #pragma once
 
 #include <functional>
@@ -60,9 +60,5 @@ std::string with_query_handle(int device, const std::function<void(cudnnHandle_t
 /// "algo 3 (DIRECT)": for messages and config names.
 std::string fwd_algo_name(int algo);
 std::string bwd_data_algo_name(int algo);
-
-/// Launches `kernel` once on zeroed buffers of the desc's sizes and waits: cuDNN builds some of its plans on the
-/// first call, which must not happen while a CUDA graph is being captured.
-void warm_up(CudaKernel& kernel, const StepDesc& desc);
 
 }  // namespace strata::cuda::libs
