@@ -70,11 +70,12 @@ struct ConvCase {
     int64_t group;
     bool bias;
     std::optional<ir::UnaryKind> act = std::nullopt;
+    bool residual = false;  // input 3, Z: Y = act(conv + B + Z)
 
     std::string str() const {
-        return fmt::format("Conv N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}", n, c, h,
-                           w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
-                           act ? static_cast<int>(*act) : -1);
+        return fmt::format("Conv{} N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}",
+                           residual ? "+residual" : "", n, c, h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group,
+                           bias, act ? static_cast<int>(*act) : -1);
     }
 
     std::shared_ptr<ir::Graph> graph() const {
@@ -93,6 +94,11 @@ struct ConvCase {
         Shape ws = one_d ? Shape{m, c / group, kw} : Shape{m, c / group, kh, kw};
         std::vector<ir::ValueId> in = {b.input("x", DType::f32, xs), b.input("w", DType::f32, ws)};
         if (bias) in.push_back(b.input("b", DType::f32, {m}));
+        if (residual) {
+            int64_t ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1, oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+            if (!bias) in.push_back(ir::kNoValue);
+            in.push_back(b.input("z", DType::f32, one_d ? Shape{n, m, ow} : Shape{n, m, oh, ow}));
+        }
         return finish_graph(b, b.op(ir::OpKind::Conv, in, a));
     }
 };
@@ -259,6 +265,7 @@ inline ConvCase random_conv_case(std::mt19937_64& rng) {
                    draw(rng, 0, 1) == 1};
         const K acts[] = {K::Relu, K::Relu6, K::SiLU, K::HardSwish, K::Sigmoid, K::LeakyRelu};
         if (draw(rng, 0, 1)) c.act = acts[draw(rng, 0, 5)];
+        c.residual = draw(rng, 0, 2) == 0;
         if (c.h + 2 * ph >= dh * (kh - 1) + 1 && c.w + 2 * pw >= dw * (kw - 1) + 1) return c;
     }
 }

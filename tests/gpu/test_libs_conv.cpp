@@ -29,6 +29,9 @@ const ConvCase kConvCases[] = {
     {3, 5, 0, 29, 7, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 1, true},                  // 1-D
     {1, 32, 8, 8, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},                 // aligned for tensor cores
     {2, 64, 14, 14, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, K::Sigmoid},
+    {2, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, K::Relu, true},        // residual (ResNet's block end)
+    {1, 8, 7, 11, 12, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, false, std::nullopt, true},  // residual without bias
+    {3, 5, 0, 17, 6, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true, K::SiLU, true},         // 1-D with residual
 };
 
 TEST(LibsCudnnConv, EveryAlgorithmMatchesReference) {
