@@ -129,11 +129,12 @@ void LtDescriptors::init(const GemmProblem& p, bool allow_tf32) {
                                                                &workspace, sizeof(workspace)),
                           what);
     int64_t esize = static_cast<int64_t>(dtype_size(p.dtype));
+    int64_t stride_y = p.batch() > 1 ? p.m * p.n : 0;  // one product: only the (16-byte aligned) base pointer counts
     std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment(stride_b * esize)},
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment(stride_a * esize)},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment(p.m * p.n * esize)},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(p.m * p.n * esize)}};
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment(stride_y * esize)},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(stride_y * esize)}};
     for (auto [attr, bytes] : aligns)
         STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulPreferenceSetAttribute(pref, attr, &bytes, sizeof(bytes)), what);
 }
