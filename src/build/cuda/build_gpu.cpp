@@ -10,6 +10,8 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/common/fill_random.h"
+#include "backends/cuda/libs/cublaslt_loader.h"
+#include "backends/cuda/libs/cudnn_loader.h"
 #include "build/cuda/timing_cache.h"
 #include "build/plan.h"
 #include "core/check.h"
@@ -54,6 +56,8 @@ std::string timing_key(const cuda::DeviceInfo& info, const cuda::CudaTactic& tac
     std::string key = fmt::format("{}|sm{}|drv{}|rt{}|{}|{}|{}|{}|{}|tf32={}", info.name, info.compute_capability(),
                                   info.driver_version, info.runtime_version, STRATA_VERSION, tactic.name, config,
                                   ir::op_name(desc.node->op), desc.name, desc.allow_tf32);
+    // A library's config is its heuristic's n-th answer: another library version may mean another algorithm.
+    if (tactic.from_library) key += "|" + cuda::libs::cudnn_report() + "|" + cuda::libs::cublaslt_report();
     for (const auto& d : desc.inputs) key += "|" + d.str();
     for (const auto& d : desc.outputs) key += "|>" + d.str();
     return key;

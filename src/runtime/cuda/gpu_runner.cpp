@@ -75,6 +75,10 @@ void GpuRunner::launch_network() {
         return;
     }
     if (!graph_) {
+        // One plain run first: module loading and library set-up happen outside the capture, and a failing kernel
+        // is reported with its step's name rather than as a failed capture.
+        launch_steps();
+        stream_.synchronize("the first run of the network");
         cudaGraph_t graph = nullptr;
         STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal),
                           "starting the CUDA graph capture");
