@@ -9,7 +9,9 @@
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/kernels/data/copy.h"
 #include "backends/cuda/kernels/data/loop_dims.h"
+#include "backends/cuda/kernels/data/map_params.h"
 #include "backends/reference/common.h"
+#include "core/check.h"
 
 namespace strata::cuda {
 namespace {
@@ -41,11 +43,6 @@ StridedCopyParams output_walk(const TensorDesc& y, const Strides& in_stride, int
     return p;
 }
 
-void launch_walk(const StepDesc& desc, const StridedCopyParams& p, const StepBuffers& b, cudaStream_t stream) {
-    launch_strided_copy(p, static_cast<int>(dtype_size(desc.outputs[0].dtype)), b.inputs[0], b.outputs[0],
-                        grid_blocks(p.total, kCopyThreads, desc.device), stream);
-}
-
 std::string check_map(const StepDesc& desc) {
     if (std::string why = check_index_space(desc.inputs, desc.outputs); !why.empty()) return why;
     if (desc.outputs.size() != 1 || desc.outputs[0].dtype != desc.inputs[0].dtype) return "output dtype differs";
@@ -70,7 +67,7 @@ std::string slice_can_implement(const StepDesc& desc, int) {
     return check_map(desc);
 }
 
-void slice_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+StridedCopyParams slice_params(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
     const auto& a = desc.attr<ir::SliceAttrs>();
     Strides xs = x.logical_strides(), in_stride = xs;
@@ -82,7 +79,7 @@ void slice_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t strea
         base += s.start * xs[d];
         in_stride[d] = s.step * xs[d];
     }
-    launch_walk(desc, output_walk(y, in_stride, base), b, stream);
+    return output_walk(y, in_stride, base);
 }
 
 // ---- Transpose ------------------------------------------------------------------------------------------------------
@@ -91,14 +88,14 @@ std::string transpose_can_implement(const StepDesc& desc, int) {
     return check_map(desc);
 }
 
-void transpose_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+StridedCopyParams transpose_params(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
     std::vector<int64_t> perm = desc.attr<ir::TransposeAttrs>().perm;
     if (perm.empty())
         for (int d = x.rank() - 1; d >= 0; --d) perm.push_back(d);
     Strides xs = x.logical_strides(), in_stride{};
     for (int j = 0; j < y.rank(); ++j) in_stride[j] = xs[normalize_axis(*desc.node, perm[j], x.rank())];
-    launch_walk(desc, output_walk(y, in_stride, 0), b, stream);
+    return output_walk(y, in_stride, 0);
 }
 
 // ---- Pad ------------------------------------------------------------------------------------------------------------
@@ -110,7 +107,7 @@ std::string pad_can_implement(const StepDesc& desc, int) {
     return check_map(desc);
 }
 
-void pad_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+StridedCopyParams pad_params(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
     const auto& a = desc.attr<ir::PadAttrs>();
     const std::vector<int64_t>& pads = *a.pads;
@@ -133,7 +130,7 @@ void pad_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream)
     }
     StridedCopyParams p = output_walk(y, xs, base, modes, x.shape, shift);
     backends::reference::write_scalar(y.dtype, a.value, &p.fill);
-    launch_walk(desc, p, b, stream);
+    return p;
 }
 
 // ---- Tile and Expand ------------------------------------------------------------------------------------------------
@@ -143,14 +140,13 @@ std::string tile_can_implement(const StepDesc& desc, int) {
     return check_map(desc);
 }
 
-void tile_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+StridedCopyParams tile_params(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
     const auto& repeats = *desc.attr<ir::TileAttrs>().repeats;
     std::vector<MapMode> modes(x.rank(), MapMode::linear);
     for (int d = 0; d < x.rank(); ++d)
         if (repeats[d] != 1) modes[d] = MapMode::tile;
-    launch_walk(desc, output_walk(y, x.logical_strides(), 0, modes, x.shape, std::vector<int64_t>(x.rank(), 0)), b,
-                stream);
+    return output_walk(y, x.logical_strides(), 0, modes, x.shape, std::vector<int64_t>(x.rank(), 0));
 }
 
 std::string expand_can_implement(const StepDesc& desc, int) {
@@ -158,9 +154,9 @@ std::string expand_can_implement(const StepDesc& desc, int) {
     return check_map(desc);
 }
 
-void expand_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+StridedCopyParams expand_params(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    launch_walk(desc, output_walk(y, broadcast_strides(x.shape, x.logical_strides(), y.shape), 0), b, stream);
+    return output_walk(y, broadcast_strides(x.shape, x.logical_strides(), y.shape), 0);
 }
 
 // ---- Gather ---------------------------------------------------------------------------------------------------------
@@ -173,7 +169,7 @@ std::string gather_can_implement(const StepDesc& desc, int) {
     return {};
 }
 
-void gather_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+GatherParams gather_params_of(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &idx = desc.inputs[1], &y = desc.outputs[0];
     int axis = static_cast<int>(normalize_axis(*desc.node, desc.attr<ir::AxisAttrs>().axis, x.rank()));
     Strides xs = x.logical_strides(), is = idx.logical_strides(), data_stride{}, index_stride{};
@@ -193,8 +189,7 @@ void gather_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stre
     p.axis_size = x.shape[axis];
     p.total = static_cast<uint32_t>(y.numel());
     p.index64 = idx.dtype == DType::i64;
-    launch_gather(p, static_cast<int>(dtype_size(x.dtype)), b.inputs[0], b.inputs[1], b.outputs[0],
-                  grid_blocks(p.total, kCopyThreads, desc.device), stream);
+    return p;
 }
 
 // ---- ConstantOfShape and Shape --------------------------------------------------------------------------------------
@@ -230,15 +225,45 @@ void shape_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t strea
 
 }  // namespace
 
+StridedCopyParams map_params(const StepDesc& desc) {
+    switch (desc.node->op) {
+        case ir::OpKind::Slice: return slice_params(desc);
+        case ir::OpKind::Transpose: return transpose_params(desc);
+        case ir::OpKind::Pad: return pad_params(desc);
+        case ir::OpKind::Tile: return tile_params(desc);
+        case ir::OpKind::Expand: return expand_params(desc);
+        default: STRATA_ASSERT(false, "{} is not a strided-copy op", ir::node_label(*desc.node));
+    }
+    return {};
+}
+
+GatherParams gather_params(const StepDesc& desc) { return gather_params_of(desc); }
+
+namespace {
+
+void map_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+    StridedCopyParams p = map_params(desc);
+    launch_strided_copy(p, static_cast<int>(dtype_size(desc.outputs[0].dtype)), b.inputs[0], b.outputs[0],
+                        grid_blocks(p.total, kCopyThreads, desc.device), stream);
+}
+
+void gather_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+    GatherParams p = gather_params(desc);
+    launch_gather(p, static_cast<int>(dtype_size(desc.inputs[0].dtype)), b.inputs[0], b.inputs[1], b.outputs[0],
+                  grid_blocks(p.total, kCopyThreads, desc.device), stream);
+}
+
+}  // namespace
+
 void register_data_map_tactics(CudaTacticRegistry& registry);
 
 void register_data_map_tactics(CudaTacticRegistry& registry) {
-    registry.add({"cuda.slice", ir::OpKind::Slice, 1, slice_can_implement, make_function_kernel<slice_launch>});
+    registry.add({"cuda.slice", ir::OpKind::Slice, 1, slice_can_implement, make_function_kernel<map_launch>});
     registry.add(
-        {"cuda.transpose", ir::OpKind::Transpose, 1, transpose_can_implement, make_function_kernel<transpose_launch>});
-    registry.add({"cuda.pad", ir::OpKind::Pad, 1, pad_can_implement, make_function_kernel<pad_launch>});
-    registry.add({"cuda.tile", ir::OpKind::Tile, 1, tile_can_implement, make_function_kernel<tile_launch>});
-    registry.add({"cuda.expand", ir::OpKind::Expand, 1, expand_can_implement, make_function_kernel<expand_launch>});
+        {"cuda.transpose", ir::OpKind::Transpose, 1, transpose_can_implement, make_function_kernel<map_launch>});
+    registry.add({"cuda.pad", ir::OpKind::Pad, 1, pad_can_implement, make_function_kernel<map_launch>});
+    registry.add({"cuda.tile", ir::OpKind::Tile, 1, tile_can_implement, make_function_kernel<map_launch>});
+    registry.add({"cuda.expand", ir::OpKind::Expand, 1, expand_can_implement, make_function_kernel<map_launch>});
     registry.add({"cuda.gather", ir::OpKind::Gather, 1, gather_can_implement, make_function_kernel<gather_launch>});
     registry.add({"cuda.constant_of_shape", ir::OpKind::ConstantOfShape, 1, constant_of_shape_can_implement,
                   make_function_kernel<constant_of_shape_launch>});
