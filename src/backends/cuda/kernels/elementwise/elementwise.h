@@ -14,6 +14,8 @@
 
 namespace strata::cuda {
 
+struct StepDesc;
+
 inline constexpr int kElementwiseThreads = 256;
 
 /// y = f(x) over n elements of one layout.
@@ -28,6 +30,8 @@ struct BinaryParams {
     int64_t a_stride[kMaxRank] = {}, b_stride[kMaxRank] = {};
     uint32_t total = 0;
 };
+/// A Binary step's loop (the output in memory order, broadcast strides); exposed for host-side tests.
+BinaryParams binary_params(const StepDesc& desc);
 /// rank == 1 with unit strides takes the flat vectorised path.
 void launch_binary(DType dtype, const BinaryParams& p, const void* a, const void* b, void* c, int blocks,
                    cudaStream_t stream);

@@ -39,23 +39,6 @@ std::string binary_can_implement(const StepDesc& desc, int) {
     return {};
 }
 
-BinaryParams binary_params(const StepDesc& desc) {
-    const TensorDesc &a = desc.inputs[0], &b = desc.inputs[1], &c = desc.outputs[0];
-    Strides as = broadcast_strides(a.shape, a.logical_strides(), c.shape);
-    Strides bs = broadcast_strides(b.shape, b.logical_strides(), c.shape);
-    LoopDims loop = make_loop(c.shape, memory_order(c), {as, bs, c.logical_strides()});
-    BinaryParams p;
-    p.kind = static_cast<int>(desc.attr<ir::BinaryAttrs>().kind);
-    p.rank = loop.rank;
-    for (int r = 0; r < loop.rank; ++r) {
-        p.size[r] = static_cast<uint32_t>(loop.size[r]);
-        p.a_stride[r] = loop.stride[0][r];
-        p.b_stride[r] = loop.stride[1][r];
-    }
-    p.total = static_cast<uint32_t>(c.numel());
-    return p;
-}
-
 void binary_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
     BinaryParams p = binary_params(desc);
     launch_binary(desc.outputs[0].dtype, p, b.inputs[0], b.inputs[1], b.outputs[0],
@@ -103,6 +86,23 @@ void cast_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream
 }
 
 }  // namespace
+
+BinaryParams binary_params(const StepDesc& desc) {
+    const TensorDesc &a = desc.inputs[0], &b = desc.inputs[1], &c = desc.outputs[0];
+    Strides as = broadcast_strides(a.shape, a.logical_strides(), c.shape);
+    Strides bs = broadcast_strides(b.shape, b.logical_strides(), c.shape);
+    LoopDims loop = make_loop(c.shape, memory_order(c), {as, bs, c.logical_strides()});
+    BinaryParams p;
+    p.kind = static_cast<int>(desc.attr<ir::BinaryAttrs>().kind);
+    p.rank = loop.rank;
+    for (int r = 0; r < loop.rank; ++r) {
+        p.size[r] = static_cast<uint32_t>(loop.size[r]);
+        p.a_stride[r] = loop.stride[0][r];
+        p.b_stride[r] = loop.stride[1][r];
+    }
+    p.total = static_cast<uint32_t>(c.numel());
+    return p;
+}
 
 void register_elementwise_tactics(CudaTacticRegistry& registry);
 

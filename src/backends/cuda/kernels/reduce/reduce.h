@@ -12,6 +12,8 @@
 
 namespace strata::cuda {
 
+struct StepDesc;
+
 inline constexpr int kReduceThreads = 256;
 
 struct ReduceParams {
@@ -22,6 +24,8 @@ struct ReduceParams {
     uint32_t outputs = 0, count = 0;  ///< output elements; input elements per output
     bool warp_per_output = false;
 };
+/// A Reduce step's loops; exposed for host-side tests.
+ReduceParams reduce_params(const StepDesc& desc);
 void launch_reduce(DType dtype, const ReduceParams& p, const void* x, void* y, int sm_count, cudaStream_t stream);
 
 }  // namespace strata::cuda

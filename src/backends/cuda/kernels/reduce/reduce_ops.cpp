@@ -26,6 +26,13 @@ std::string reduce_can_implement(const StepDesc& desc, int) {
     return {};
 }
 
+void reduce_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+    launch_reduce(desc.inputs[0].dtype, reduce_params(desc), b.inputs[0], b.outputs[0],
+                  desc.device ? desc.device->sm_count : 132, stream);
+}
+
+}  // namespace
+
 ReduceParams reduce_params(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
     std::vector<bool> reduced = reduced_dims(desc);
@@ -63,13 +70,6 @@ ReduceParams reduce_params(const StepDesc& desc) {
     p.warp_per_output = red.rank > 0 && red.stride[0][red.rank - 1] == 1 && p.count >= 32;
     return p;
 }
-
-void reduce_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
-    launch_reduce(desc.inputs[0].dtype, reduce_params(desc), b.inputs[0], b.outputs[0],
-                  desc.device ? desc.device->sm_count : 132, stream);
-}
-
-}  // namespace
 
 void register_reduce_tactics(CudaTacticRegistry& registry);
 

@@ -11,12 +11,16 @@
 
 namespace strata::cuda {
 
+struct StepDesc;
+
 inline constexpr int kSoftmaxThreads = 256;
 
 struct SoftmaxParams {
     int64_t outer = 1, n = 1, inner = 1;
     bool log = false;
 };
+/// A Softmax / LogSoftmax step's [outer, n, inner]; exposed for host-side tests.
+SoftmaxParams softmax_params(const StepDesc& desc);
 /// inner == 1: one warp per contiguous row; otherwise one thread per (outer, inner) column.
 void launch_softmax(DType dtype, const SoftmaxParams& p, const void* x, void* y, int sm_count, cudaStream_t stream);
 

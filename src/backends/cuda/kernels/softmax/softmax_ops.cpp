@@ -38,20 +38,23 @@ std::string softmax_can_implement(const StepDesc& desc, int) {
 }
 
 void softmax_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
-    const TensorDesc& x = desc.inputs[0];
-    SoftmaxParams p;
-    p.log = desc.node->op == ir::OpKind::LogSoftmax;
-    if (x.rank() > 0) {
-        int first = 0, last = 0;
-        normalised_span(desc, &first, &last);
-        Shape phys = x.physical_shape();
-        p.outer = p.n = p.inner = 1;
-        for (int i = 0; i < x.rank(); ++i) (i < first ? p.outer : i <= last ? p.n : p.inner) *= phys[i];
-    }
-    launch_softmax(x.dtype, p, b.inputs[0], b.outputs[0], desc.device ? desc.device->sm_count : 132, stream);
+    launch_softmax(desc.inputs[0].dtype, softmax_params(desc), b.inputs[0], b.outputs[0],
+                   desc.device ? desc.device->sm_count : 132, stream);
 }
 
 }  // namespace
+
+SoftmaxParams softmax_params(const StepDesc& desc) {
+    const TensorDesc& x = desc.inputs[0];
+    SoftmaxParams p;
+    p.log = desc.node->op == ir::OpKind::LogSoftmax;
+    if (x.rank() == 0) return p;
+    int first = 0, last = 0;
+    normalised_span(desc, &first, &last);
+    Shape phys = x.physical_shape();
+    for (int i = 0; i < x.rank(); ++i) (i < first ? p.outer : i <= last ? p.n : p.inner) *= phys[i];
+    return p;
+}
 
 void register_softmax_tactics(CudaTacticRegistry& registry);
 
