@@ -2,7 +2,8 @@
 // ir::BinaryKind with numpy broadcasting) and Cast (any dtype pair, any layout pair). Float dtypes compute in float.
 // Broadcasting and layouts are one mechanism: the output is walked in its memory order and each input is read
 // through its logical strides, 0 along broadcast dims (loop_dims.h merges what it can, so a same-shape op is one
-// flat, vectorised loop). Launchers only enqueue work.
+// flat, vectorised loop). Launchers only enqueue work. Unary and Binary may run in place (y == x, c == a or c == b
+// with the output's shape): each element is read before it is written, by the thread that writes it.
 #pragma once
 
 #include <cuda_runtime_api.h>

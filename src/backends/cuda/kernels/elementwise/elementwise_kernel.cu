@@ -24,7 +24,7 @@ __device__ __forceinline__ float unary_value(const ActivationParams& a, float x)
 }
 
 template <class T>
-__global__ void unary_kernel(ActivationParams act, const T* __restrict__ x, T* __restrict__ y, int64_t n) {
+__global__ void unary_kernel(ActivationParams act, const T* x, T* y, int64_t n) {
     using V = Vec16<T>;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -63,8 +63,7 @@ __device__ __forceinline__ float binary_value(int kind, float a, float b) {
 }
 
 template <class T>
-__global__ void binary_flat_kernel(int kind, const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c,
-                                   int64_t n) {
+__global__ void binary_flat_kernel(int kind, const T* a, const T* b, T* c, int64_t n) {
     using V = Vec16<T>;
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -82,8 +81,7 @@ __global__ void binary_flat_kernel(int kind, const T* __restrict__ a, const T* _
 }
 
 template <class T>
-__global__ void binary_strided_kernel(BinaryParams p, const T* __restrict__ a, const T* __restrict__ b,
-                                      T* __restrict__ c) {
+__global__ void binary_strided_kernel(BinaryParams p, const T* a, const T* b, T* c) {
     for (uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x; idx < p.total; idx += gridDim.x * blockDim.x) {
         uint32_t rest = idx;
         int64_t ia = 0, ib = 0;
@@ -111,8 +109,7 @@ __device__ __forceinline__ Vec16<T> load_or_splat(const T* p, int64_t at, bool w
 // The broadcasting loop in 16-byte vectors along the innermost dim, where each operand either walks it (stride 1)
 // or repeats one value (stride 0): a per-channel scale or bias in nhwc, a squeeze-excite scale in nchw.
 template <class T>
-__global__ void binary_strided_vec_kernel(BinaryParams p, const T* __restrict__ a, const T* __restrict__ b,
-                                          T* __restrict__ c) {
+__global__ void binary_strided_vec_kernel(BinaryParams p, const T* a, const T* b, T* c) {
     using V = Vec16<T>;
     const int last = p.rank - 1;
     const uint32_t row_vectors = p.size[last] / V::kCount, vectors = p.total / V::kCount;

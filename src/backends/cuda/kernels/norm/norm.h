@@ -1,7 +1,7 @@
 // norm.h: BatchNormalization (inference) and InstanceNormalization, float dtypes computed in float with the float32
 // per-channel parameters of param_forms.h (scale, bias, mean, var: [C]). Formulas as the reference's
 // (backends/reference/norm.cpp): y = (x - mean) * scale / sqrt(var + eps) + bias, InstanceNorm with the mean and
-// (biased) variance of each (n, c) plane, computed in two passes.
+// (biased) variance of each (n, c) plane, computed in two passes. Both may run in place (y == x).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -9,7 +9,7 @@ namespace strata::cuda {
 namespace {
 
 template <class T>
-__global__ void batch_norm_kernel(BatchNormParams p, const T* __restrict__ x, T* __restrict__ y) {
+__global__ void batch_norm_kernel(BatchNormParams p, const T* x, T* y) {
     const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += step) {
         int64_t c = (i / p.inner) % p.channels;
@@ -31,7 +31,7 @@ __device__ float block_sum(float v, float* shared) {
 }
 
 template <class T>
-__global__ void instance_norm_kernel(InstanceNormParams p, const T* __restrict__ x, T* __restrict__ y) {
+__global__ void instance_norm_kernel(InstanceNormParams p, const T* x, T* y) {
     __shared__ float shared[kNormThreads / 32];
     for (int64_t plane = blockIdx.x; plane < p.batch * p.channels; plane += gridDim.x) {
         const int64_t n = plane / p.channels, c = plane % p.channels;

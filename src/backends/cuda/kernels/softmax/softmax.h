@@ -1,6 +1,7 @@
 // softmax.h: Softmax and LogSoftmax as [outer, n, inner] in memory order, normalised over n (stride inner). The
 // dims normalised over (one axis, or with coerce_2d all dims from the axis on) are adjacent in memory in every
-// layout strata uses, so one description serves nchw and nhwc: in nhwc, axis 1 is a contiguous row.
+// layout strata uses, so one description serves nchw and nhwc: in nhwc, axis 1 is a contiguous row. May run in
+// place (y == x): a row is read in full before its own thread or warp writes it.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -36,7 +36,7 @@ __device__ __forceinline__ float softmax_out(bool log, float v, const MaxSum& ms
 }
 
 template <class T>
-__global__ void softmax_rows_kernel(SoftmaxParams p, const T* __restrict__ x, T* __restrict__ y) {
+__global__ void softmax_rows_kernel(SoftmaxParams p, const T* x, T* y) {
     const int lane = threadIdx.x & 31;
     const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
     for (int64_t row = static_cast<int64_t>(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; row < p.outer;
@@ -54,7 +54,7 @@ __global__ void softmax_rows_kernel(SoftmaxParams p, const T* __restrict__ x, T*
 }
 
 template <class T>
-__global__ void softmax_columns_kernel(SoftmaxParams p, const T* __restrict__ x, T* __restrict__ y) {
+__global__ void softmax_columns_kernel(SoftmaxParams p, const T* x, T* y) {
     const int64_t columns = p.outer * p.inner, step = static_cast<int64_t>(gridDim.x) * blockDim.x;
     for (int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; col < columns; col += step) {
         const int64_t o = col / p.inner, i = col - o * p.inner, base = o * p.n * p.inner + i;
