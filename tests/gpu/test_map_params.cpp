@@ -152,5 +152,85 @@ TEST(MapParams, SliceTransposePadTileExpandGatherMatchReference) {
     }
 }
 
+// Runs the copy jobs of node 0 of `g` (Concat, Split or a plain copy; f32 parts) on host buffers in both layouts;
+// `mix` flips the first part (Concat's input 0, Split's output 0) to the other layout: the strided path.
+void check_copy_jobs(ir::Graph& g, const std::string& what, uint64_t seed, bool mix = false) {
+    ir::infer_shapes(g);
+    const ir::Node& node = g.nodes()[0];
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < node.inputs.size(); ++i)
+        inputs.push_back(random_tensor(DType::f32, g.value(node.inputs[i]).shape, seed + i));
+    std::vector<Tensor> want = backends::evaluate_node(g, node, inputs);
+    for (Layout layout : {Layout::nchw, Layout::nhwc}) {
+        cuda::StepDesc desc = host_desc(g, node, layout);
+        if (mix) {
+            cuda::TensorDesc& part = node.op == ir::OpKind::Split ? desc.outputs[0] : desc.inputs[0];
+            part.layout = layout == Layout::nhwc ? Layout::nchw : Layout::nhwc;
+        }
+        std::vector<std::vector<uint8_t>> in, out;
+        cuda::StepBuffers b;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            in.push_back(cuda::pack_host(inputs[i], desc.inputs[i]));
+            b.inputs.push_back(in.back().data());
+        }
+        for (const auto& od : desc.outputs) out.emplace_back(std::max<size_t>(od.bytes(), 1), 0xFF);  // NaN poison
+        for (auto& o : out) b.outputs.push_back(o.data());
+        for (const cuda::CopyJob& job : cuda::copy_jobs(desc, b)) {
+            if (job.rows) {
+                const auto& s = job.segment;
+                for (int64_t r = 0; r < s.rows; ++r)
+                    std::memcpy(s.dst + r * s.dst_pitch, s.src + r * s.src_pitch, static_cast<size_t>(s.row_bytes));
+            } else {
+                ASSERT_EQ(job.elem_size, 4);
+                emulate_strided(job.strided, static_cast<const uint32_t*>(job.src), static_cast<uint32_t*>(job.dst));
+            }
+        }
+        for (size_t o = 0; o < want.size(); ++o) {
+            Tensor got = cuda::unpack_host(out[o].data(), desc.outputs[o]);
+            EXPECT_EQ(max_rel_error(got, want[o]), 0.0)
+                << what << " output " << o << " [" << layout_name(layout) << "] seed " << seed;
+        }
+    }
+}
+
+TEST(MapParams, ConcatSplitAndCopiesMatchReference) {
+    const uint64_t seed = test_seed();
+    for (int axis = -1; axis < 4; ++axis) {
+        ir::Builder b("concat");
+        std::vector<ir::ValueId> xs;
+        for (int64_t size : {3, 1, 5}) {
+            Shape s = {2, 4, 3, 5};
+            s[axis < 0 ? 3 : axis] = size;
+            xs.push_back(b.input(fmt::format("x{}", size), DType::f32, s));
+        }
+        b.output(b.concat(xs, axis));
+        auto g = b.finish();
+        check_copy_jobs(*g, fmt::format("concat axis {}", axis), seed);
+        check_copy_jobs(*g, fmt::format("concat axis {}, part 0 in the other layout", axis), seed, true);
+    }
+    for (int axis = 0; axis < 4; ++axis) {
+        Shape shape = {3, 4, 5, 6};
+        shape[axis] = 9;
+        ir::Builder b("split");
+        auto ys = b.op_n(ir::OpKind::Split, {b.input("x", DType::f32, shape)}, 3,
+                         ir::SplitAttrs{axis, std::vector<int64_t>{2, 0, 7}});
+        for (auto y : ys) b.output(y);
+        auto g = b.finish();
+        check_copy_jobs(*g, fmt::format("split axis {}", axis), seed);
+        check_copy_jobs(*g, fmt::format("split axis {}, part 0 in the other layout", axis), seed, true);
+    }
+    auto copy = [&](ir::OpKind op, ir::Attrs attrs, const Shape& shape, const std::string& what) {
+        ir::Builder b("copy");
+        b.output(b.op(op, {b.input("x", DType::f32, shape)}, attrs));
+        auto g = b.finish();
+        check_copy_jobs(*g, what, seed);
+    };
+    copy(ir::OpKind::Flatten, ir::FlattenAttrs{1}, {2, 5, 3, 7}, "flatten");
+    copy(ir::OpKind::Reshape, ir::ReshapeAttrs{std::vector<int64_t>{2, 7, 5, 3}}, {2, 105}, "reshape to rank 4");
+    copy(ir::OpKind::Unsqueeze, ir::AxesAttrs{std::vector<int64_t>{3}}, {2, 5, 7}, "unsqueeze");
+    copy(ir::OpKind::Squeeze, ir::AxesAttrs{std::vector<int64_t>{2}}, {2, 5, 1, 7}, "squeeze");
+    copy(ir::OpKind::Identity, ir::NoAttrs{}, {2, 5, 3, 7}, "identity");
+}
+
 }  // namespace
 }  // namespace strata::test

@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/kernels/data/copy.h"
 #include "backends/cuda/kernels/data/loop_dims.h"
+#include "backends/cuda/kernels/data/map_params.h"
 #include "backends/reference/common.h"
 #include "core/check.h"
 
@@ -48,14 +49,6 @@ StridedCopyParams strided_params(const Shape& shape, const std::vector<int>& ord
     return p;
 }
 
-// The output is walked in its own memory order: writes are coalesced whatever the source does.
-void launch_into_output(const StepDesc& desc, const StridedCopyParams& p, const void* in, void* out,
-                        cudaStream_t stream) {
-    const TensorDesc& y = desc.outputs[0];
-    launch_strided_copy(p, static_cast<int>(dtype_size(y.dtype)), in, out,
-                        grid_blocks(p.total, kCopyThreads, desc.device), stream);
-}
-
 std::string check_same_dtype(const StepDesc& desc) {
     if (std::string why = check_index_space(desc.inputs, desc.outputs); !why.empty()) return why;
     DType t = desc.inputs[0].dtype;
@@ -64,7 +57,101 @@ std::string check_same_dtype(const StepDesc& desc) {
     return {};
 }
 
-// ---- row copies: Concat / Split / plain copies ---------------------------------------------------------------
+// ---- Concat / Split: one job per part ------------------------------------------------------------------------------
+
+// Concat and Split move whole runs when every part stores its dims in the whole's order: as [outer, run] rows, each
+// part owns run_part bytes of every row of the whole.
+bool same_memory_order(const TensorDesc& a, const TensorDesc& b) {
+    return a.rank() == b.rank() && memory_order(a) == memory_order(b);
+}
+
+struct RowGeometry {
+    int64_t outer = 1, inner = 1;  // dims before the axis and after it in memory order (elements)
+};
+
+RowGeometry row_geometry(const TensorDesc& whole, int axis) {
+    std::vector<int> order = memory_order(whole);
+    RowGeometry g;
+    size_t p = std::find(order.begin(), order.end(), axis) - order.begin();
+    for (size_t i = 0; i < order.size(); ++i) {
+        if (i < p) g.outer *= whole.shape[order[i]];
+        if (i > p) g.inner *= whole.shape[order[i]];
+    }
+    return g;
+}
+
+// The job copying `part` (a slab of `whole` along `axis` starting at coordinate `at`) into or out of the whole.
+CopyJob part_job(const TensorDesc& part, const TensorDesc& whole, int axis, int64_t at, const void* part_ptr,
+                 const void* whole_ptr, bool into_whole) {
+    const int64_t elem = static_cast<int64_t>(dtype_size(whole.dtype));
+    char* pp = static_cast<char*>(const_cast<void*>(part_ptr));
+    char* wp = static_cast<char*>(const_cast<void*>(whole_ptr));
+    CopyJob job;
+    if (same_memory_order(part, whole)) {
+        RowGeometry g = row_geometry(whole, axis);
+        int64_t part_run = part.shape[axis] * g.inner * elem, whole_run = whole.shape[axis] * g.inner * elem;
+        char* w = wp + at * g.inner * elem;
+        job.segment = into_whole ? RowCopySegment{pp, w, g.outer, part_run, part_run, whole_run}
+                                 : RowCopySegment{w, pp, g.outer, part_run, whole_run, part_run};
+        return job;
+    }
+    Strides ps = part.logical_strides(), ws = whole.logical_strides();
+    int64_t whole_base = at * ws[axis];
+    job.rows = false;
+    job.elem_size = static_cast<int>(elem);
+    job.strided = into_whole ? strided_params(part.shape, memory_order(whole), ps, ws, 0, whole_base)
+                             : strided_params(part.shape, memory_order(part), ws, ps, whole_base, 0);
+    job.src = into_whole ? pp : wp;
+    job.dst = into_whole ? wp : pp;
+    return job;
+}
+
+std::string concat_can_implement(const StepDesc& desc, int) {
+    if (std::string why = check_same_dtype(desc); !why.empty()) return why;
+    for (const auto& in : desc.inputs)
+        if (in.dtype != desc.outputs[0].dtype || in.rank() != desc.outputs[0].rank())
+            return "inputs differ in dtype or rank";
+    return {};
+}
+
+std::string split_can_implement(const StepDesc& desc, int) {
+    if (std::string why = check_same_dtype(desc); !why.empty()) return why;
+    for (const auto& out : desc.outputs)
+        if (out.rank() != desc.inputs[0].rank()) return "outputs differ in rank";
+    return {};
+}
+
+// ---- copies that keep the row-major element order (Identity, Reshape, ...) --------------------------------------
+
+std::string copy_can_implement(const StepDesc& desc, int) {
+    if (desc.node->op == ir::OpKind::Dropout && desc.outputs.size() > 1) return "Dropout mask output";
+    if (desc.outputs.size() != 1) return "one output expected";
+    if (std::string why = check_same_dtype(desc); !why.empty()) return why;
+    const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
+    if (x.numel() != y.numel()) return "input and output sizes differ";
+    if (!same_bytes(x, y) && !rowmajor_bytes(x) && !rowmajor_bytes(y)) return "both sides channels-last with new dims";
+    return {};
+}
+
+CopyJob plain_copy_job(const StepDesc& desc, const StepBuffers& b) {
+    const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
+    CopyJob job;
+    if (same_bytes(x, y) || (rowmajor_bytes(x) && rowmajor_bytes(y))) {
+        int64_t bytes = static_cast<int64_t>(y.bytes());
+        job.segment = {static_cast<const char*>(b.inputs[0]), static_cast<char*>(b.outputs[0]), 1, bytes, bytes, bytes};
+        return job;
+    }
+    // One side is truly channels-last: element k of the row-major order is logical coordinate k of either shape.
+    job.rows = false;
+    job.elem_size = static_cast<int>(dtype_size(y.dtype));
+    job.strided = rowmajor_bytes(y)
+                      ? strided_params(x.shape, memory_order(TensorDesc{x.dtype, Layout::rowmajor, x.shape}),
+                                       x.logical_strides(), row_major_strides(x.shape))
+                      : strided_params(y.shape, memory_order(y), row_major_strides(y.shape), y.logical_strides());
+    job.src = b.inputs[0];
+    job.dst = b.outputs[0];
+    return job;
+}
 
 // The largest word (16..1 bytes) dividing every size, pitch and address of the batch.
 int row_copy_word(const RowCopyParams& p) {
@@ -88,145 +175,56 @@ void flush_segments(RowCopyParams& batch, const StepDesc& desc, cudaStream_t str
     batch.count = 0;
 }
 
-// Adds one segment, launching the batch when it is full.
-void add_segment(RowCopyParams& batch, const RowCopySegment& s, const StepDesc& desc, cudaStream_t stream) {
-    if (s.rows == 0 || s.row_bytes == 0) return;
-    batch.seg[batch.count++] = s;
-    if (batch.count == kMaxRowSegments) flush_segments(batch, desc, stream);
-}
-
-// Concat and Split move whole runs when every part stores its dims in the whole's order: as [outer, run] rows, each
-// part owns run_part bytes of every row of the whole.
-bool same_memory_order(const TensorDesc& a, const TensorDesc& b) {
-    return a.rank() == b.rank() && memory_order(a) == memory_order(b);
-}
-
-struct RowGeometry {
-    int64_t outer = 1, inner = 1;  // dims before the axis and after it in memory order (elements)
-};
-
-RowGeometry row_geometry(const TensorDesc& whole, int axis) {
-    std::vector<int> order = memory_order(whole);
-    RowGeometry g;
-    size_t p = std::find(order.begin(), order.end(), axis) - order.begin();
-    for (size_t i = 0; i < order.size(); ++i) {
-        if (i < p) g.outer *= whole.shape[order[i]];
-        if (i > p) g.inner *= whole.shape[order[i]];
-    }
-    return g;
-}
-
-// Copies `part` (a slab of `whole` along `axis` starting at coordinate `at`) between the two tensors.
-void copy_part(const StepDesc& desc, const TensorDesc& part, const TensorDesc& whole, int axis, int64_t at,
-               const void* part_ptr, void* whole_ptr, bool into_whole, RowCopyParams& batch, cudaStream_t stream) {
-    int64_t elem = static_cast<int64_t>(dtype_size(whole.dtype));
-    if (same_memory_order(part, whole)) {
-        RowGeometry g = row_geometry(whole, axis);
-        int64_t part_run = part.shape[axis] * g.inner * elem, whole_run = whole.shape[axis] * g.inner * elem;
-        char* w = static_cast<char*>(whole_ptr) + at * g.inner * elem;
-        char* pp = static_cast<char*>(const_cast<void*>(part_ptr));
-        RowCopySegment s{into_whole ? pp : w,
-                         into_whole ? w : pp,
-                         g.outer,
-                         part_run,
-                         into_whole ? part_run : whole_run,
-                         into_whole ? whole_run : part_run};
-        add_segment(batch, s, desc, stream);
-        return;
-    }
-    Strides ps = part.logical_strides(), ws = whole.logical_strides();
-    int64_t whole_base = at * ws[axis];
-    StridedCopyParams p = into_whole ? strided_params(part.shape, memory_order(whole), ps, ws, 0, whole_base)
-                                     : strided_params(part.shape, memory_order(part), ws, ps, whole_base, 0);
-    launch_strided_copy(p, static_cast<int>(elem), into_whole ? part_ptr : whole_ptr,
-                        into_whole ? whole_ptr : const_cast<void*>(part_ptr),
-                        grid_blocks(p.total, kCopyThreads, desc.device), stream);
-}
-
-std::string concat_can_implement(const StepDesc& desc, int) {
-    if (std::string why = check_same_dtype(desc); !why.empty()) return why;
-    for (const auto& in : desc.inputs)
-        if (in.dtype != desc.outputs[0].dtype || in.rank() != desc.outputs[0].rank())
-            return "inputs differ in dtype or rank";
-    return {};
-}
-
-void concat_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
-    const TensorDesc& y = desc.outputs[0];
-    int axis = static_cast<int>(normalize_axis(*desc.node, desc.attr<ir::AxisAttrs>().axis, y.rank()));
+// Row copies go out kMaxRowSegments per launch; strided jobs one launch each.
+void copy_jobs_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
     RowCopyParams batch;
-    int64_t at = 0;
-    for (size_t i = 0; i < desc.inputs.size(); ++i) {
-        copy_part(desc, desc.inputs[i], y, axis, at, b.inputs[i], b.outputs[0], true, batch, stream);
-        at += desc.inputs[i].shape[axis];
+    for (const CopyJob& job : copy_jobs(desc, b)) {
+        if (!job.rows) {
+            launch_strided_copy(job.strided, job.elem_size, job.src, job.dst,
+                                grid_blocks(job.strided.total, kCopyThreads, desc.device), stream);
+            continue;
+        }
+        if (job.segment.rows == 0 || job.segment.row_bytes == 0) continue;
+        batch.seg[batch.count++] = job.segment;
+        if (batch.count == kMaxRowSegments) flush_segments(batch, desc, stream);
     }
     flush_segments(batch, desc, stream);
-}
-
-std::string split_can_implement(const StepDesc& desc, int) {
-    if (std::string why = check_same_dtype(desc); !why.empty()) return why;
-    for (const auto& out : desc.outputs)
-        if (out.rank() != desc.inputs[0].rank()) return "outputs differ in rank";
-    return {};
-}
-
-void split_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
-    const TensorDesc& x = desc.inputs[0];
-    int axis = static_cast<int>(normalize_axis(*desc.node, desc.attr<ir::SplitAttrs>().axis, x.rank()));
-    RowCopyParams batch;
-    int64_t at = 0;
-    for (size_t i = 0; i < desc.outputs.size(); ++i) {
-        copy_part(desc, desc.outputs[i], x, axis, at, b.outputs[i], const_cast<void*>(b.inputs[0]), false, batch,
-                  stream);
-        at += desc.outputs[i].shape[axis];
-    }
-    flush_segments(batch, desc, stream);
-}
-
-// ---- copies that keep the row-major element order (Identity, Reshape, ...) --------------------------------------
-
-std::string copy_can_implement(const StepDesc& desc, int) {
-    if (desc.node->op == ir::OpKind::Dropout && desc.outputs.size() > 1) return "Dropout mask output";
-    if (desc.outputs.size() != 1) return "one output expected";
-    if (std::string why = check_same_dtype(desc); !why.empty()) return why;
-    const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    if (x.numel() != y.numel()) return "input and output sizes differ";
-    if (!same_bytes(x, y) && !rowmajor_bytes(x) && !rowmajor_bytes(y)) return "both sides channels-last with new dims";
-    return {};
-}
-
-void copy_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
-    const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    if (same_bytes(x, y) || (rowmajor_bytes(x) && rowmajor_bytes(y))) {
-        RowCopyParams batch;
-        add_segment(batch,
-                    {static_cast<const char*>(b.inputs[0]), static_cast<char*>(b.outputs[0]), 1,
-                     static_cast<int64_t>(y.bytes()), static_cast<int64_t>(y.bytes()), static_cast<int64_t>(y.bytes())},
-                    desc, stream);
-        flush_segments(batch, desc, stream);
-        return;
-    }
-    // One side is truly channels-last: element k of the row-major order is logical coordinate k of either shape.
-    StridedCopyParams p =
-        rowmajor_bytes(y) ? strided_params(x.shape, memory_order(TensorDesc{x.dtype, Layout::rowmajor, x.shape}),
-                                           x.logical_strides(), row_major_strides(x.shape))
-                          : strided_params(y.shape, memory_order(y), row_major_strides(y.shape), y.logical_strides());
-    launch_into_output(desc, p, b.inputs[0], b.outputs[0], stream);
 }
 
 }  // namespace
 
+std::vector<CopyJob> copy_jobs(const StepDesc& desc, const StepBuffers& b) {
+    std::vector<CopyJob> jobs;
+    if (desc.node->op == ir::OpKind::Concat || desc.node->op == ir::OpKind::Split) {
+        bool concat = desc.node->op == ir::OpKind::Concat;
+        const TensorDesc& whole = concat ? desc.outputs[0] : desc.inputs[0];
+        int64_t axis_attr = concat ? desc.attr<ir::AxisAttrs>().axis : desc.attr<ir::SplitAttrs>().axis;
+        int axis = static_cast<int>(normalize_axis(*desc.node, axis_attr, whole.rank()));
+        const void* whole_ptr = concat ? b.outputs[0] : b.inputs[0];
+        const std::vector<TensorDesc>& parts = concat ? desc.inputs : desc.outputs;
+        int64_t at = 0;
+        for (size_t i = 0; i < parts.size(); ++i) {
+            const void* part_ptr = concat ? b.inputs[i] : b.outputs[i];
+            jobs.push_back(part_job(parts[i], whole, axis, at, part_ptr, whole_ptr, concat));
+            at += parts[i].shape[axis];
+        }
+        return jobs;
+    }
+    jobs.push_back(plain_copy_job(desc, b));
+    return jobs;
+}
+
 void register_data_copy_tactics(CudaTacticRegistry& registry);
 
 void register_data_copy_tactics(CudaTacticRegistry& registry) {
-    registry.add({"cuda.concat", ir::OpKind::Concat, 1, concat_can_implement, make_function_kernel<concat_launch>});
-    registry.add({"cuda.split", ir::OpKind::Split, 1, split_can_implement, make_function_kernel<split_launch>});
+    registry.add({"cuda.concat", ir::OpKind::Concat, 1, concat_can_implement, make_function_kernel<copy_jobs_launch>});
+    registry.add({"cuda.split", ir::OpKind::Split, 1, split_can_implement, make_function_kernel<copy_jobs_launch>});
     const std::pair<const char*, ir::OpKind> copies[] = {
         {"cuda.identity", ir::OpKind::Identity}, {"cuda.dropout", ir::OpKind::Dropout},
         {"cuda.reshape", ir::OpKind::Reshape},   {"cuda.flatten", ir::OpKind::Flatten},
         {"cuda.squeeze", ir::OpKind::Squeeze},   {"cuda.unsqueeze", ir::OpKind::Unsqueeze}};
     for (const auto& [name, op] : copies)
-        registry.add({name, op, 1, copy_can_implement, make_function_kernel<copy_launch>});
+        registry.add({name, op, 1, copy_can_implement, make_function_kernel<copy_jobs_launch>});
 }
 
 }  // namespace strata::cuda

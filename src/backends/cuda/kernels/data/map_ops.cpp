@@ -227,17 +227,25 @@ void shape_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t strea
 
 StridedCopyParams map_params(const StepDesc& desc) {
     switch (desc.node->op) {
-        case ir::OpKind::Slice: return slice_params(desc);
-        case ir::OpKind::Transpose: return transpose_params(desc);
-        case ir::OpKind::Pad: return pad_params(desc);
-        case ir::OpKind::Tile: return tile_params(desc);
-        case ir::OpKind::Expand: return expand_params(desc);
-        default: STRATA_ASSERT(false, "{} is not a strided-copy op", ir::node_label(*desc.node));
+        case ir::OpKind::Slice:
+            return slice_params(desc);
+        case ir::OpKind::Transpose:
+            return transpose_params(desc);
+        case ir::OpKind::Pad:
+            return pad_params(desc);
+        case ir::OpKind::Tile:
+            return tile_params(desc);
+        case ir::OpKind::Expand:
+            return expand_params(desc);
+        default:
+            STRATA_ASSERT(false, "{} is not a strided-copy op", ir::node_label(*desc.node));
     }
     return {};
 }
 
-GatherParams gather_params(const StepDesc& desc) { return gather_params_of(desc); }
+GatherParams gather_params(const StepDesc& desc) {
+    return gather_params_of(desc);
+}
 
 namespace {
 
