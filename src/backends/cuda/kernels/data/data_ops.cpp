@@ -1,7 +1,7 @@
-// data_ops.cpp: the data-movement tactics (Concat, Split, Slice, Transpose, Pad, Tile, Expand, Gather, the copies
-// behind Identity/Dropout/Reshape/Flatten/Squeeze/Unsqueeze, ConstantOfShape, Shape). Each op's whole job here is
-// to describe its copy as copy.h parameters from the node's attributes and the TensorDescs: logical strides carry
-// the layouts, so an nhwc tensor needs no special case beyond choosing the loop order.
+// data_ops.cpp: the block-copy tactics: Concat, Split and the copies behind Identity/Dropout/Reshape/Flatten/Squeeze/
+// Unsqueeze (map_ops.cpp has the index-map ops). Each step becomes CopyJobs: pitched row copies where the parts
+// store their dims in one order (batched, 16 per launch), strided copies through logical strides otherwise, so an
+// nhwc tensor needs no special case beyond choosing the loop order.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -18,30 +18,16 @@ namespace {
 
 using backends::reference::normalize_axis;
 
-struct DimMap {
-    MapMode mode = MapMode::linear;
-    int64_t in_size = 0, shift = 0;
-};
-
-// A strided copy walking `shape` in `order`; dims with a non-linear map are never merged.
+// A strided copy walking `shape` in `order` (the written tensor's memory order, so writes are coalesced).
 StridedCopyParams strided_params(const Shape& shape, const std::vector<int>& order, const Strides& in_stride,
-                                 const Strides& out_stride, int64_t in_base = 0, int64_t out_base = 0,
-                                 const std::vector<DimMap>& maps = {}) {
-    std::vector<bool> keep(shape.size(), false);
-    for (size_t d = 0; d < maps.size(); ++d) keep[d] = maps[d].mode != MapMode::linear;
-    LoopDims loop = make_loop(shape, order, {in_stride, out_stride}, keep);
+                                 const Strides& out_stride, int64_t in_base = 0, int64_t out_base = 0) {
+    LoopDims loop = make_loop(shape, order, {in_stride, out_stride});
     StridedCopyParams p;
     p.rank = loop.rank;
     for (int r = 0; r < loop.rank; ++r) {
         p.size[r] = static_cast<uint32_t>(loop.size[r]);
         p.in_stride[r] = loop.stride[0][r];
         p.out_stride[r] = loop.stride[1][r];
-        if (!maps.empty()) {
-            const DimMap& m = maps[loop.dim[r]];
-            p.mode[r] = m.mode;
-            p.in_size[r] = m.in_size;
-            p.shift[r] = m.shift;
-        }
     }
     p.in_base = in_base;
     p.out_base = out_base;
