@@ -1,6 +1,7 @@
-// test_elementwise_params.cpp: the loops that cuda.binary, cuda.reduce and cuda.softmax build from TensorDescs,
-// checked without a GPU: a host emulation of each kernel's index arithmetic (the loops of elementwise_kernel.cu,
-// reduce_kernel.cu and softmax_kernel.cu) runs on packed nchw/nhwc bytes and must match the reference backend.
+// test_elementwise_params.cpp: the loops that cuda.binary, cuda.reduce, cuda.softmax and the pools build from
+// TensorDescs, checked without a GPU: a host emulation of each kernel's index arithmetic (the loops of
+// elementwise_kernel.cu, reduce_kernel.cu, softmax_kernel.cu and pool_kernel.cu) runs on packed nchw/nhwc bytes and
+// must match the reference backend.
 // Broadcasting and layouts are where these kernels can go wrong; the GPU tests then prove the device code.
 #include <fmt/ranges.h>
 
@@ -10,6 +11,7 @@
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/host_pack.h"
 #include "backends/cuda/kernels/elementwise/elementwise.h"
+#include "backends/cuda/kernels/pool/pool.h"
 #include "backends/cuda/kernels/reduce/reduce.h"
 #include "backends/cuda/kernels/softmax/softmax.h"
 #include "backends/cuda/param_forms.h"
@@ -78,6 +80,48 @@ void emulate_softmax(const cuda::SoftmaxParams& p, const float* x, float* y) {
             for (int64_t j = 0; j < p.n; ++j) sum += std::exp(x[base + j * p.inner] - max);
             for (int64_t j = 0; j < p.n; ++j) y[base + j * p.inner] = std::exp(x[base + j * p.inner] - max) / sum;
         }
+    }
+}
+
+int ceil_div(int a, int b) {
+    return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
+// pool_kernel.cu's window walk (one channel per thread), max or average.
+void emulate_pool(const cuda::PoolParams& p, bool nhwc, const float* x, float* y) {
+    auto taps = [](int o, int stride, int pad, int dil, int k, int lo, int hi) {
+        int start = o * stride - pad;
+        int first = std::max(0, ceil_div(lo - start, dil));
+        return std::pair<int, int>{first, std::max(first, std::min(k, ceil_div(hi - start, dil)))};
+    };
+    for (uint32_t idx = 0; idx < p.total; ++idx) {
+        int n, c, oh, ow;
+        uint32_t t = idx;
+        if (nhwc) {
+            c = t % p.c, t /= p.c, ow = t % p.out_w, t /= p.out_w, oh = t % p.out_h, n = t / p.out_h;
+        } else {
+            ow = t % p.out_w, t /= p.out_w, oh = t % p.out_h, t /= p.out_h, c = t % p.c, n = t / p.c;
+        }
+        auto rows = taps(oh, p.stride_h, p.pad_top, p.dil_h, p.k_h, 0, p.in_h);
+        auto cols = taps(ow, p.stride_w, p.pad_left, p.dil_w, p.k_w, 0, p.in_w);
+        const int64_t plane = int64_t{p.in_h} * p.in_w;
+        const int64_t base = nhwc ? n * plane * p.c + c : (int64_t{n} * p.c + c) * plane;
+        const int64_t col_step = nhwc ? p.c : 1, row_step = col_step * p.in_w;
+        double best = -INFINITY, sum = 0;
+        for (int kh = rows.first; kh < rows.second; ++kh)
+            for (int kw = cols.first; kw < cols.second; ++kw) {
+                double v = x[base + int64_t{oh * p.stride_h - p.pad_top + kh * p.dil_h} * row_step +
+                             int64_t{ow * p.stride_w - p.pad_left + kw * p.dil_w} * col_step];
+                best = std::max(best, v);
+                sum += v;
+            }
+        int count = (rows.second - rows.first) * (cols.second - cols.first);
+        if (!p.max && p.count_include_pad) {
+            auto pr = taps(oh, p.stride_h, p.pad_top, p.dil_h, p.k_h, -p.pad_top, p.in_h + p.pad_bottom);
+            auto pc = taps(ow, p.stride_w, p.pad_left, p.dil_w, p.k_w, -p.pad_left, p.in_w + p.pad_right);
+            count = (pr.second - pr.first) * (pc.second - pc.first);
+        }
+        y[idx] = static_cast<float>(p.max ? best : (count > 0 ? sum / count : 0.0));
     }
 }
 
@@ -154,6 +198,36 @@ TEST(ElementwiseParams, SoftmaxRowsMatchReferenceInBothLayouts) {
             check_emulation(*g, fmt::format("softmax axis {} coerce_2d {}", axis, coerce), seed, 1e-6,
                             [](const cuda::StepDesc& desc, const auto& in, float* out) {
                                 emulate_softmax(cuda::softmax_params(desc), as_floats(in[0]), out);
+                            });
+        }
+    }
+}
+
+TEST(ElementwiseParams, PoolWindowsMatchReferenceInBothLayouts) {
+    const uint64_t seed = test_seed();
+    struct Case {
+        Shape shape;
+        ir::PoolAttrs attrs;
+    };
+    ir::PoolAttrs ceil = ir::pool2d_attrs(3, 2, 1, true);
+    ceil.count_include_pad = true;
+    ir::PoolAttrs dilated = ir::pool2d_attrs(3, 1, 2);
+    dilated.dilations = {2, 2};
+    ir::PoolAttrs one_d;
+    one_d.kernel = {3}, one_d.strides = {2}, one_d.pads_begin = {1}, one_d.pads_end = {0}, one_d.ceil_mode = true;
+    const Case cases[] = {{{2, 5, 13, 15}, ir::pool2d_attrs(3, 2, 1)},
+                          {{1, 7, 17, 18}, ceil},
+                          {{2, 3, 18, 17}, dilated},
+                          {{3, 4, 29}, one_d}};
+    for (const Case& c : cases) {
+        for (ir::OpKind op : {ir::OpKind::MaxPool, ir::OpKind::AveragePool}) {
+            ir::Builder b("pool");
+            b.output(b.op(op, {b.input("x", DType::f32, c.shape)}, c.attrs));
+            auto g = b.finish();
+            check_emulation(*g, fmt::format("{} {}", ir::op_name(op), shape_str(c.shape)), seed, 1e-6,
+                            [](const cuda::StepDesc& desc, const auto& in, float* out) {
+                                emulate_pool(cuda::pool_params(desc), desc.inputs[0].channels_last(), as_floats(in[0]),
+                                             out);
                             });
         }
     }

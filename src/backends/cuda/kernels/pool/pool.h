@@ -13,6 +13,8 @@
 
 namespace strata::cuda {
 
+struct StepDesc;
+
 inline constexpr int kPoolThreads = 256;
 
 struct PoolParams {
@@ -23,6 +25,8 @@ struct PoolParams {
     bool count_include_pad = false;
     uint32_t total = 0;  ///< output elements
 };
+/// A MaxPool / AveragePool step's window (1-D as 2-D); exposed for host-side tests.
+PoolParams pool_params(const StepDesc& desc);
 void launch_pool2d(DType dtype, bool nhwc, const PoolParams& p, const void* x, void* y, int blocks,
                    cudaStream_t stream);
 

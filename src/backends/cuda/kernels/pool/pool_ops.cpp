@@ -24,27 +24,6 @@ std::string pool_can_implement(const StepDesc& desc, int) {
     return {};
 }
 
-PoolParams pool_params(const StepDesc& desc) {
-    const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    const auto& a = desc.attr<ir::PoolAttrs>();
-    backends::reference::Window2d w = backends::reference::make_window_2d(
-        *desc.node, x.shape, y.shape, a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end);
-    PoolParams p;
-    p.n = static_cast<int>(x.shape[0]);
-    p.c = static_cast<int>(x.shape[1]);
-    p.in_h = static_cast<int>(w.in_h), p.in_w = static_cast<int>(w.in_w);
-    p.out_h = static_cast<int>(w.out_h), p.out_w = static_cast<int>(w.out_w);
-    p.k_h = static_cast<int>(w.k_h), p.k_w = static_cast<int>(w.k_w);
-    p.stride_h = static_cast<int>(w.stride_h), p.stride_w = static_cast<int>(w.stride_w);
-    p.dil_h = static_cast<int>(w.dil_h), p.dil_w = static_cast<int>(w.dil_w);
-    p.pad_top = static_cast<int>(w.pad_top), p.pad_left = static_cast<int>(w.pad_left);
-    p.pad_bottom = static_cast<int>(w.pad_bottom), p.pad_right = static_cast<int>(w.pad_right);
-    p.max = desc.node->op == ir::OpKind::MaxPool;
-    p.count_include_pad = a.count_include_pad;
-    p.total = static_cast<uint32_t>(y.numel());
-    return p;
-}
-
 void pool_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
     PoolParams p = pool_params(desc);
     launch_pool2d(desc.inputs[0].dtype, desc.inputs[0].channels_last(), p, b.inputs[0], b.outputs[0],
@@ -69,6 +48,27 @@ void global_pool_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t
 }
 
 }  // namespace
+
+PoolParams pool_params(const StepDesc& desc) {
+    const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
+    const auto& a = desc.attr<ir::PoolAttrs>();
+    backends::reference::Window2d w = backends::reference::make_window_2d(
+        *desc.node, x.shape, y.shape, a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end);
+    PoolParams p;
+    p.n = static_cast<int>(x.shape[0]);
+    p.c = static_cast<int>(x.shape[1]);
+    p.in_h = static_cast<int>(w.in_h), p.in_w = static_cast<int>(w.in_w);
+    p.out_h = static_cast<int>(w.out_h), p.out_w = static_cast<int>(w.out_w);
+    p.k_h = static_cast<int>(w.k_h), p.k_w = static_cast<int>(w.k_w);
+    p.stride_h = static_cast<int>(w.stride_h), p.stride_w = static_cast<int>(w.stride_w);
+    p.dil_h = static_cast<int>(w.dil_h), p.dil_w = static_cast<int>(w.dil_w);
+    p.pad_top = static_cast<int>(w.pad_top), p.pad_left = static_cast<int>(w.pad_left);
+    p.pad_bottom = static_cast<int>(w.pad_bottom), p.pad_right = static_cast<int>(w.pad_right);
+    p.max = desc.node->op == ir::OpKind::MaxPool;
+    p.count_include_pad = a.count_include_pad;
+    p.total = static_cast<uint32_t>(y.numel());
+    return p;
+}
 
 void register_pool_tactics(CudaTacticRegistry& registry);
 
