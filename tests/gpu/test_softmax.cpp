@@ -1,6 +1,6 @@
 // test_softmax.cpp: cuda.softmax and cuda.logsoftmax against the reference over every axis (negative ones too),
-// opset-13 and coerce_2d semantics, rows from 1 to past a warp's width, every float dtype and both layouts (in nhwc,
-// axis 1 is the contiguous row; other axes are strided columns).
+// opset-13 and coerce_2d semantics, rows from 1 to past a warp's width and long rows with a block each, every float
+// dtype and both layouts (in nhwc, axis 1 is the contiguous row; other axes are strided columns).
 #include "membound_check.h"
 
 namespace strata::test {
@@ -13,6 +13,7 @@ TEST(GpuSoftmax, EveryAxisAndLayoutMatchesReference) {
     const Shape shapes[] = {
         {2, 5, 7, 9}, {random_dim(rng, 1, 3), random_dim(rng, 1, 70), random_dim(rng, 1, 9), random_dim(rng, 1, 9)},
         {3, 1000},  // classifier logits
+        {2, 4099},  // a few long rows: one block per row
         {7, 1},       {4, 33, 6},
         {1, 1, 1, 1},
     };

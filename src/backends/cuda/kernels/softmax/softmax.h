@@ -22,7 +22,8 @@ struct SoftmaxParams {
 };
 /// A Softmax / LogSoftmax step's [outer, n, inner]; exposed for host-side tests.
 SoftmaxParams softmax_params(const StepDesc& desc);
-/// inner == 1: one warp per contiguous row; otherwise one thread per (outer, inner) column.
+/// inner == 1: one warp per contiguous row (one block per row for a few long rows); otherwise one thread per
+/// (outer, inner) column.
 void launch_softmax(DType dtype, const SoftmaxParams& p, const void* x, void* y, int sm_count, cudaStream_t stream);
 
 }  // namespace strata::cuda

@@ -8,6 +8,9 @@
 namespace strata::cuda {
 namespace {
 
+// Rows at least this long, when there are too few to give every SM several warps, get a block each.
+constexpr int64_t kBlockRowLength = 2048;
+
 struct MaxSum {
     float max = -INFINITY, sum = 0.0f;
 };
@@ -53,6 +56,31 @@ __global__ void softmax_rows_kernel(SoftmaxParams p, const T* x, T* y) {
     }
 }
 
+// Long rows with few of them: one block per row, its warps' (max, sum) pairs meeting in shared memory.
+template <class T>
+__global__ void softmax_block_rows_kernel(SoftmaxParams p, const T* x, T* y) {
+    __shared__ float warp_max[kSoftmaxThreads / 32], warp_sum[kSoftmaxThreads / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
+    for (int64_t row = blockIdx.x; row < p.outer; row += gridDim.x) {
+        const T* src = x + row * p.n;
+        T* dst = y + row * p.n;
+        MaxSum ms;
+        for (int64_t j = threadIdx.x; j < p.n; j += blockDim.x) ms = add_value(ms, to_float(src[j]));
+        for (int off = 16; off > 0; off >>= 1) {
+            MaxSum other{__shfl_xor_sync(0xffffffffu, ms.max, off), __shfl_xor_sync(0xffffffffu, ms.sum, off)};
+            ms = combine(ms, other);
+        }
+        __syncthreads();  // the previous row's readers are done with the shared pairs
+        if (lane == 0) warp_max[warp] = ms.max, warp_sum[warp] = ms.sum;
+        __syncthreads();
+        MaxSum total;
+        for (int w = 0; w < static_cast<int>(blockDim.x / 32); ++w)
+            total = combine(total, MaxSum{warp_max[w], warp_sum[w]});
+        for (int64_t j = threadIdx.x; j < p.n; j += blockDim.x)
+            dst[j] = from_float<T>(softmax_out(p.log, to_float(src[j]), total));
+    }
+}
+
 template <class T>
 __global__ void softmax_columns_kernel(SoftmaxParams p, const T* x, T* y) {
     const int64_t columns = p.outer * p.inner, step = static_cast<int64_t>(gridDim.x) * blockDim.x;
@@ -74,7 +102,10 @@ void launch_softmax(DType dtype, const SoftmaxParams& p, const void* x, void* y,
         using T = decltype(zero);
         const T* in = static_cast<const T*>(x);
         T* out = static_cast<T*>(y);
-        if (p.inner == 1) {
+        if (p.inner == 1 && p.n >= kBlockRowLength && p.outer < int64_t{sm_count} * 4) {
+            int64_t blocks = p.outer < cap ? p.outer : cap;
+            softmax_block_rows_kernel<T><<<static_cast<unsigned>(blocks), kSoftmaxThreads, 0, stream>>>(p, in, out);
+        } else if (p.inner == 1) {
             int64_t blocks = (p.outer + kSoftmaxThreads / 32 - 1) / (kSoftmaxThreads / 32);
             blocks = blocks < cap ? blocks : cap;
             softmax_rows_kernel<T><<<static_cast<unsigned>(blocks), kSoftmaxThreads, 0, stream>>>(p, in, out);
