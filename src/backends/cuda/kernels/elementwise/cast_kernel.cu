@@ -1,6 +1,7 @@
 // cast_kernel.cu: the Cast kernels (elementwise.h). The network's edges (fp32 nchw in, fp16/bf16 nhwc inside, and
 // back) are float-to-float casts with a layout change: a batched 2-D transpose through a padded shared-memory tile, so
-// both the read and the write are coalesced. Same-layout float casts are a flat vectorised loop. Every other pair
+// both the read and the write are coalesced (a short side, as a 3-channel input, takes one thread per output element
+// instead). Same-layout float casts are a flat vectorised loop. Every other pair
 // (integers, bool) goes through one generic kernel with the reference's rules (backends/reference/cast.cpp): float ->
 // integer truncates, NaN gives 0, out-of-range saturates; integer -> narrower integer wraps; bool is 0 or 1.
 #include <cstdint>
@@ -58,6 +59,19 @@ __global__ void cast_transpose_kernel(const In* __restrict__ x, Out* __restrict_
             if (r < rows && c < cols) dst[c * rows + r] = from_float<Out>(tile[threadIdx.x][i]);
         }
         __syncthreads();  // the next batch overwrites the tile
+    }
+}
+
+// The same transpose for a short side (fewer than 32 rows or columns, as the 3 channels of a network input), where
+// a 32x32 tile would idle most of its threads: one thread per output element, in output order (coalesced writes;
+// a warp's reads fall in a few short runs).
+template <class In, class Out>
+__global__ void cast_transpose_narrow_kernel(const In* __restrict__ x, Out* __restrict__ y, uint32_t batch,
+                                             uint32_t rows, uint32_t cols) {
+    const uint32_t total = batch * rows * cols;  // below 2^31: cuda.cast's can_implement checks
+    for (uint32_t idx = blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += gridDim.x * blockDim.x) {
+        const uint32_t r = idx % rows, t = idx / rows, c = t % cols, b = t / cols;
+        y[idx] = from_float<Out>(to_float(x[(static_cast<int64_t>(b) * rows + r) * cols + c]));
     }
 }
 
@@ -179,15 +193,21 @@ void launch_cast_flat(DType from, DType to, const void* x, void* y, int64_t n, i
 }
 
 void launch_cast_transpose(DType from, DType to, const void* x, void* y, int64_t batch, int64_t rows, int64_t cols,
-                           cudaStream_t stream) {
+                           int blocks, cudaStream_t stream) {
     if (batch * rows * cols == 0) return;
+    const bool narrow = rows < kTile || cols < kTile;
     dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile),
               static_cast<unsigned>(batch < 65535 ? batch : 65535));
     dispatch_float_pair(from, to, [&](auto in, auto out) {
         using In = decltype(in);
         using Out = decltype(out);
-        cast_transpose_kernel<In, Out><<<grid, dim3(kTile, kTileRows), 0, stream>>>(
-            static_cast<const In*>(x), static_cast<Out*>(y), batch, rows, cols);
+        const In* src = static_cast<const In*>(x);
+        Out* dst = static_cast<Out*>(y);
+        if (narrow)
+            cast_transpose_narrow_kernel<In, Out><<<blocks, kElementwiseThreads, 0, stream>>>(
+                src, dst, static_cast<uint32_t>(batch), static_cast<uint32_t>(rows), static_cast<uint32_t>(cols));
+        else
+            cast_transpose_kernel<In, Out><<<grid, dim3(kTile, kTileRows), 0, stream>>>(src, dst, batch, rows, cols);
     });
 }
 

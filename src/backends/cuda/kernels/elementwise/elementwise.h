@@ -40,8 +40,10 @@ void launch_binary(DType dtype, const BinaryParams& p, const void* a, const void
 /// Float-to-float cast of n elements in one layout (vectorised).
 void launch_cast_flat(DType from, DType to, const void* x, void* y, int64_t n, int blocks, cudaStream_t stream);
 /// Float-to-float cast with a batched 2-D transpose: x [batch, rows, cols] -> y [batch, cols, rows] (nchw <-> nhwc).
+/// Shared-memory tiles when both sides are at least 32; one thread per output element (`blocks` of them, grid-stride)
+/// for a short side such as a 3-channel input.
 void launch_cast_transpose(DType from, DType to, const void* x, void* y, int64_t batch, int64_t rows, int64_t cols,
-                           cudaStream_t stream);
+                           int blocks, cudaStream_t stream);
 /// Any dtype pair, the output walked in memory order and the input read through in_stride.
 struct CastParams {
     int from = 0, to = 0;  ///< DType

@@ -69,7 +69,7 @@ void cast_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream
         int64_t c = x.shape[1], hw = x.shape[2] * x.shape[3];
         bool to_nhwc = !x.channels_last();
         launch_cast_transpose(x.dtype, y.dtype, b.inputs[0], b.outputs[0], x.shape[0], to_nhwc ? c : hw,
-                              to_nhwc ? hw : c, stream);
+                              to_nhwc ? hw : c, grid_blocks(y.numel(), kElementwiseThreads, desc.device), stream);
         return;
     }
     LoopDims loop = make_loop(y.shape, memory_order(y), {x.logical_strides(), y.logical_strides()});
