@@ -11,8 +11,10 @@ TEST(GpuNorm, BatchNormMatchesReference) {
     std::mt19937_64 rng(seed);
     const Shape shapes[] = {
         {random_dim(rng, 1, 3), random_dim(rng, 1, 70), random_dim(rng, 1, 15), random_dim(rng, 1, 15)},
+        {2, 16, 4, 8},  // 16-byte vectors in both layouts (HW and C are multiples of 8)
         {2, 37, 9},
         {5, 33},
+        {3, 24},
     };
     for (const Shape& shape : shapes) {
         const int64_t c = shape[1];

@@ -1,5 +1,5 @@
-// norm_kernel.cu: the BatchNorm (one thread per element) and InstanceNorm (one block per plane, block-wide sums)
-// kernels of norm.h.
+// norm_kernel.cu: the BatchNorm (one thread per 16-byte vector where the layout allows, else per element) and
+// InstanceNorm (one block per plane, block-wide sums) kernels of norm.h.
 #include <cstdint>
 
 #include "backends/cuda/kernels/common/dtype.cuh"
@@ -8,13 +8,27 @@
 namespace strata::cuda {
 namespace {
 
-template <class T>
+template <class T, int V>
+struct alignas(sizeof(T) * V) Pack {
+    T v[V];
+};
+
+// Each thread normalises V neighbouring elements: in nchw (inner > 1) they share a channel, in nhwc (inner == 1) they
+// are V neighbouring channels. V > 1 only where V divides the run and the pointers are 16-byte aligned.
+template <class T, int V>
 __global__ void batch_norm_kernel(BatchNormParams p, const T* x, T* y) {
-    const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += step) {
-        int64_t c = (i / p.inner) % p.channels;
-        float k = p.scale[c] / sqrtf(p.var[c] + p.epsilon);
-        y[i] = from_float<T>((to_float(x[i]) - p.mean[c]) * k + p.bias[c]);
+    const uint32_t vectors = static_cast<uint32_t>(p.total / V), inner = static_cast<uint32_t>(p.inner);
+    const uint32_t channels = static_cast<uint32_t>(p.channels);
+    for (uint32_t v = blockIdx.x * blockDim.x + threadIdx.x; v < vectors; v += gridDim.x * blockDim.x) {
+        const uint32_t first = v * V, c0 = (first / inner) % channels;
+        Pack<T, V> in = reinterpret_cast<const Pack<T, V>*>(x)[v], out;
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+            const uint32_t c = inner == 1 ? c0 + k : c0;
+            const float scale = p.scale[c] / sqrtf(p.var[c] + p.epsilon);
+            out.v[k] = from_float<T>((to_float(in.v[k]) - p.mean[c]) * scale + p.bias[c]);
+        }
+        reinterpret_cast<Pack<T, V>*>(y)[v] = out;
     }
 }
 
@@ -59,7 +73,15 @@ void launch_batch_norm(DType dtype, const BatchNormParams& p, const void* x, voi
     if (p.total == 0) return;
     dispatch_float(dtype, [&](auto zero) {
         using T = decltype(zero);
-        batch_norm_kernel<T><<<blocks, kNormThreads, 0, stream>>>(p, static_cast<const T*>(x), static_cast<T*>(y));
+        constexpr int kV = 16 / sizeof(T);
+        const int64_t run = p.inner == 1 ? p.channels : p.inner;  // elements that step together
+        const bool aligned = reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0;
+        const T* in = static_cast<const T*>(x);
+        T* out = static_cast<T*>(y);
+        if (run % kV == 0 && aligned)
+            batch_norm_kernel<T, kV><<<(blocks + kV - 1) / kV, kNormThreads, 0, stream>>>(p, in, out);
+        else
+            batch_norm_kernel<T, 1><<<blocks, kNormThreads, 0, stream>>>(p, in, out);
     });
 }
 

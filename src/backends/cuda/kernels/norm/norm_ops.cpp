@@ -11,6 +11,7 @@ std::string norm_can_implement(const StepDesc& desc, int) {
     bool is_float = x.dtype == DType::f32 || x.dtype == DType::f16 || x.dtype == DType::bf16;
     if (!is_float || y.dtype != x.dtype) return "needs one float dtype";
     if (x.rank() < 2) return "X must be [N, C, ...]";
+    if (x.numel() >= (int64_t{1} << 31)) return "2^31 or more elements";
     if (x.channels_last() != y.channels_last()) return "input and output layouts differ";
     for (size_t i = 1; i < desc.inputs.size(); ++i) {
         const TensorDesc& t = desc.inputs[i];
