@@ -1,0 +1,268 @@
+// test_data.cpp: the data-movement tactics against the reference, all exact (0 error in fp32): Concat and Split on
+// every axis (nhwc's axis 1 is the innermost memory dim) with odd sizes and more parts than one launch batches,
+// Slice (negative starts and steps), Transpose, Pad (constant/reflect/edge, crops), Tile, Expand, Gather (int32 and
+// int64 indices, negative ones), the plain copies (Identity, Dropout, Reshape, Flatten, Squeeze, Unsqueeze, also
+// across the nhwc/row-major boundary), ConstantOfShape and Shape.
+#include <fmt/ranges.h>
+
+#include "backends/cuda/cuda_tactic.h"
+#include "membound_check.h"
+
+namespace strata::test {
+namespace {
+
+// Registration is host code: checked on every machine, so a duplicate or missing tactic shows up in CI.
+TEST(MemoryBoundTactics, EveryOpHasItsCudaTactic) {
+    const auto& registry = cuda::CudaTacticRegistry::global();
+    const std::pair<const char*, ir::OpKind> expected[] = {
+        {"cuda.unary", ir::OpKind::Unary},
+        {"cuda.binary", ir::OpKind::Binary},
+        {"cuda.cast", ir::OpKind::Cast},
+        {"cuda.identity", ir::OpKind::Identity},
+        {"cuda.dropout", ir::OpKind::Dropout},
+        {"cuda.maxpool", ir::OpKind::MaxPool},
+        {"cuda.avgpool", ir::OpKind::AveragePool},
+        {"cuda.global_avgpool", ir::OpKind::GlobalAveragePool},
+        {"cuda.global_maxpool", ir::OpKind::GlobalMaxPool},
+        {"cuda.softmax", ir::OpKind::Softmax},
+        {"cuda.logsoftmax", ir::OpKind::LogSoftmax},
+        {"cuda.concat", ir::OpKind::Concat},
+        {"cuda.split", ir::OpKind::Split},
+        {"cuda.slice", ir::OpKind::Slice},
+        {"cuda.transpose", ir::OpKind::Transpose},
+        {"cuda.pad", ir::OpKind::Pad},
+        {"cuda.tile", ir::OpKind::Tile},
+        {"cuda.expand", ir::OpKind::Expand},
+        {"cuda.gather", ir::OpKind::Gather},
+        {"cuda.reshape", ir::OpKind::Reshape},
+        {"cuda.flatten", ir::OpKind::Flatten},
+        {"cuda.squeeze", ir::OpKind::Squeeze},
+        {"cuda.unsqueeze", ir::OpKind::Unsqueeze},
+        {"cuda.constant_of_shape", ir::OpKind::ConstantOfShape},
+        {"cuda.shape", ir::OpKind::Shape},
+        {"cuda.reduce", ir::OpKind::Reduce},
+        {"cuda.batchnorm", ir::OpKind::BatchNorm},
+        {"cuda.instancenorm", ir::OpKind::InstanceNorm},
+    };
+    for (const auto& [name, op] : expected) {
+        const cuda::CudaTactic* t = registry.find(name);
+        ASSERT_NE(t, nullptr) << "no CUDA tactic " << name;
+        EXPECT_EQ(t->op, op) << name;
+    }
+}
+
+FormCheck exact() {
+    FormCheck check;
+    check.f32_tolerance = 0;
+    return check;
+}
+
+TEST(GpuConcat, EveryAxisMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (int rank : {4, 3, 2}) {
+        for (int axis = -1; axis < rank; ++axis) {
+            for (int parts : {1, 2, 3, 20}) {
+                Shape base = {random_dim(rng, 1, 3), random_dim(rng, 1, 9), random_dim(rng, 1, 7),
+                              random_dim(rng, 1, 5)};
+                base.resize(rank);
+                ir::Builder b("concat");
+                std::vector<ir::ValueId> xs;
+                std::string sizes;
+                for (int p = 0; p < parts; ++p) {
+                    Shape s = base;
+                    s[axis < 0 ? rank - 1 : axis] = random_dim(rng, 1, 17);
+                    xs.push_back(b.input(fmt::format("x{}", p), DType::f32, s));
+                    sizes += shape_str(s);
+                }
+                b.output(b.concat(xs, axis));
+                auto g = b.finish();
+                expect_all_forms(*g, "cuda.concat", fmt::format("axis {} of {}", axis, sizes), seed, exact());
+            }
+        }
+    }
+}
+
+TEST(GpuSplit, EveryAxisMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (int axis = 0; axis < 4; ++axis) {
+        Shape shape = {random_dim(rng, 1, 3), random_dim(rng, 1, 9), random_dim(rng, 1, 9), random_dim(rng, 1, 9)};
+        shape[axis] = 12;
+        for (auto split : {std::optional<std::vector<int64_t>>{}, std::optional<std::vector<int64_t>>{{5, 0, 7}},
+                           std::optional<std::vector<int64_t>>{{1, 2, 9}}}) {
+            ir::Builder b("split");
+            ir::ValueId x = b.input("x", DType::f32, shape);
+            auto ys = b.op_n(ir::OpKind::Split, {x}, 3, ir::SplitAttrs{axis, split});
+            for (auto y : ys) b.output(y);
+            auto g = b.finish();
+            expect_all_forms(*g, "cuda.split",
+                             fmt::format("{} axis {} split {}", shape_str(shape), axis,
+                                         split ? fmt::format("{}", fmt::join(*split, ",")) : "equal"),
+                             seed, exact());
+        }
+    }
+}
+
+TEST(GpuSlice, StartsEndsStepsMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    const Shape shape = {2, 9, 11, 13};
+    struct SliceCase {
+        std::vector<int64_t> starts, ends, axes, steps;
+    };
+    const SliceCase cases[] = {
+        {{1, 2}, {8, 10}, {1, 2}, {}},
+        {{-3}, {1000}, {3}, {}},
+        {{10, 0}, {-100, 9}, {2, 1}, {-2, 3}},  // a negative step, clamped end
+        {{0, 1, 2, 3}, {1, 9, 11, 13}, {}, {1, 2, 3, 4}},
+        {{5}, {5}, {1}, {}},        // empty result
+        {{-1}, {-12}, {-1}, {-1}},  // reverse the last dim
+    };
+    for (const SliceCase& sc : cases) {
+        ir::Builder b("slice");
+        ir::ValueId x = b.input("x", DType::f32, shape);
+        b.output(b.op(ir::OpKind::Slice, {x}, ir::SliceAttrs{sc.starts, sc.ends, sc.axes, sc.steps}));
+        auto g = b.finish();
+        expect_all_forms(*g, "cuda.slice",
+                         fmt::format("starts {} ends {} axes {} steps {}", fmt::join(sc.starts, ","),
+                                     fmt::join(sc.ends, ","), fmt::join(sc.axes, ","), fmt::join(sc.steps, ",")),
+                         seed, exact());
+    }
+}
+
+TEST(GpuTranspose, PermutationsMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    const std::vector<std::vector<int64_t>> perms4 = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3}, {}};
+    for (const auto& perm : perms4) {
+        ir::Builder b("transpose");
+        ir::ValueId x = b.input("x", DType::f32, {3, 5, 7, 33});
+        b.output(b.op(ir::OpKind::Transpose, {x}, ir::TransposeAttrs{perm}));
+        auto g = b.finish();
+        expect_all_forms(*g, "cuda.transpose", fmt::format("[3,5,7,33] perm {}", fmt::join(perm, ",")), seed, exact());
+    }
+    ir::Builder b("transpose3");  // ShuffleNet's channel shuffle: [N, g, C/g, HW] -> [N, C/g, g, HW] as rank 3
+    ir::ValueId x = b.input("x", DType::f32, {2, 29, 17});
+    b.output(b.op(ir::OpKind::Transpose, {x}, ir::TransposeAttrs{{1, 0, 2}}));
+    auto g = b.finish();
+    expect_all_forms(*g, "cuda.transpose", "[2,29,17] perm 1,0,2", seed, exact());
+}
+
+TEST(GpuPad, EveryModeMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    const std::vector<std::vector<int64_t>> pad_sets = {
+        {0, 0, 1, 2, 0, 0, 3, 1},    // spatial pads
+        {0, 1, 0, 0, 1, 2, 0, 0},    // channel pads
+        {0, 0, -1, 2, 0, 0, 1, -2},  // crops mixed with pads
+        {1, 0, 4, 4, 0, 0, 4, 4},    // reflect across most of a dim
+    };
+    for (ir::PadMode mode : {ir::PadMode::constant, ir::PadMode::reflect, ir::PadMode::edge}) {
+        for (const auto& pads : pad_sets) {
+            ir::Builder b("pad");
+            ir::ValueId x = b.input("x", DType::f32, {2, 3, 7, 6});
+            b.output(b.op(ir::OpKind::Pad, {x}, ir::PadAttrs{mode, pads, 0.75f}));
+            auto g = b.finish();
+            expect_all_forms(*g, "cuda.pad",
+                             fmt::format("[2,3,7,6] mode {} pads {}", static_cast<int>(mode), fmt::join(pads, ",")),
+                             seed, exact());
+        }
+    }
+}
+
+TEST(GpuTileExpand, MatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    {
+        ir::Builder b("tile");
+        ir::ValueId x = b.input("x", DType::f32, {2, 3, 5, 7});
+        b.output(b.op(ir::OpKind::Tile, {x}, ir::TileAttrs{std::vector<int64_t>{2, 1, 3, 2}}));
+        auto g = b.finish();
+        expect_all_forms(*g, "cuda.tile", "[2,3,5,7] repeats 2,1,3,2", seed, exact());
+    }
+    const std::pair<Shape, std::vector<int64_t>> expands[] = {
+        {{5, 1, 1}, {2, 5, 3, 7}}, {{1}, {3, 4, 5, 6}}, {{2, 1, 6, 1}, {2, 5, 6, 3}}, {{7}, {4, 7}}};
+    for (const auto& [from, to] : expands) {
+        ir::Builder b("expand");
+        ir::ValueId x = b.input("x", DType::f32, from);
+        b.output(b.op(ir::OpKind::Expand, {x}, ir::ExpandAttrs{to}));
+        auto g = b.finish();
+        expect_all_forms(*g, "cuda.expand", fmt::format("{} to {}", shape_str(from), fmt::join(to, ",")), seed,
+                         exact());
+    }
+}
+
+TEST(GpuGather, IndicesOfBothTypesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    for (DType index_type : {DType::i64, DType::i32}) {
+        for (int axis : {0, 1, 3, -1}) {
+            for (Shape index_shape : {Shape{}, Shape{4}, Shape{2, 3}}) {
+                const Shape data_shape = {5, 6, 3, 7};
+                int64_t size = data_shape[axis < 0 ? 3 : axis];
+                Tensor indices = random_tensor(index_type, index_shape, seed + axis, -static_cast<double>(size),
+                                               static_cast<double>(size));
+                ir::Builder b("gather");
+                ir::ValueId x = b.input("x", DType::f32, data_shape);
+                ir::ValueId idx = b.constant("idx", indices);
+                b.output(b.op(ir::OpKind::Gather, {x, idx}, ir::AxisAttrs{axis}));
+                auto g = b.finish();
+                expect_all_forms(*g, "cuda.gather",
+                                 fmt::format("[5,6,3,7] axis {} indices {} {}", axis, dtype_name(index_type),
+                                             shape_str(index_shape)),
+                                 seed, exact());
+            }
+        }
+    }
+}
+
+TEST(GpuCopies, ReshapeFamilyMatchesReferenceAcrossLayouts) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    const Shape shape = {2, 5, 3, 7};
+    auto check = [&](ir::OpKind op, ir::Attrs attrs, const Shape& in, const char* tactic, const std::string& what) {
+        ir::Builder b("copy");
+        ir::ValueId x = b.input("x", DType::f32, in);
+        b.output(b.op(op, {x}, attrs));
+        auto g = b.finish();
+        expect_all_forms(*g, tactic, what, seed, exact());
+    };
+    check(ir::OpKind::Identity, ir::NoAttrs{}, shape, "cuda.identity", "[2,5,3,7]");
+    check(ir::OpKind::Dropout, ir::NoAttrs{}, {3, 1001}, "cuda.dropout", "[3,1001]");
+    check(ir::OpKind::Flatten, ir::FlattenAttrs{1}, shape, "cuda.flatten", "[2,5,3,7] axis 1 (nhwc -> row-major)");
+    check(ir::OpKind::Flatten, ir::FlattenAttrs{1}, {2, 9, 1, 1}, "cuda.flatten", "[2,9,1,1] axis 1");
+    check(ir::OpKind::Reshape, ir::ReshapeAttrs{std::vector<int64_t>{2, 15, 7}}, shape, "cuda.reshape",
+          "[2,5,3,7] -> [2,15,7]");
+    check(ir::OpKind::Reshape, ir::ReshapeAttrs{std::vector<int64_t>{2, 7, 5, 3}}, {2, 105}, "cuda.reshape",
+          "[2,105] -> [2,7,5,3] (row-major -> nhwc)");
+    check(ir::OpKind::Squeeze, ir::AxesAttrs{std::vector<int64_t>{2}}, {2, 5, 1, 7}, "cuda.squeeze",
+          "[2,5,1,7] axis 2");
+    check(ir::OpKind::Unsqueeze, ir::AxesAttrs{std::vector<int64_t>{3}}, {2, 5, 7}, "cuda.unsqueeze",
+          "[2,5,7] axis 3 (row-major -> nhwc)");
+}
+
+TEST(GpuFill, ConstantOfShapeAndShapeMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    for (DType dt : {DType::f32, DType::i64, DType::i32, DType::boolean}) {
+        ir::Builder b("constant_of_shape");
+        b.output(
+            b.op(ir::OpKind::ConstantOfShape, {}, ir::ConstantOfShapeAttrs{std::vector<int64_t>{3, 5, 7}, dt, 2.5}));
+        auto g = b.finish();
+        expect_all_forms(*g, "cuda.constant_of_shape", fmt::format("[3,5,7] of {} 2.5", dtype_name(dt)), seed, exact());
+    }
+    const std::pair<int64_t, std::optional<int64_t>> ranges[] = {{0, {}}, {1, 3}, {-2, {}}, {-1, -3}};
+    for (const auto& [start, end] : ranges) {
+        ir::Builder b("shape");
+        ir::ValueId x = b.input("x", DType::f32, {2, 5, 3, 7});
+        b.output(b.op(ir::OpKind::Shape, {x}, ir::ShapeAttrs{start, end}));
+        auto g = b.finish();
+        expect_all_forms(*g, "cuda.shape", fmt::format("start {} end {}", start, end ? *end : 99), seed, exact());
+    }
+}
+
+}  // namespace
+}  // namespace strata::test
