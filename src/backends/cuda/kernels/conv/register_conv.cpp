@@ -7,6 +7,8 @@ namespace strata::cuda {
 void register_conv_tactics(CudaTacticRegistry& registry) {
     registry.add(direct_conv_tactic());
     registry.add(fc_direct_tactic());
+    registry.add(implicit_gemm_conv_tactic());
+    registry.add(implicit_gemm_fc_tactic());
 }
 
 }  // namespace strata::cuda

@@ -1,0 +1,55 @@
+// implicit_gemm.cu: the host side of the implicit-GEMM convolution: one kernel per (dtype, config), picked from an
+// explicit table, and the launcher (see implicit_gemm.h).
+#include <array>
+#include <utility>
+
+#include "backends/cuda/kernels/conv/implicit_gemm_kernel.cuh"
+
+namespace strata::cuda {
+
+namespace {
+
+using ImplicitGemmKernel = void (*)(ImplicitGemmParams);
+
+template <class T, int... I>
+constexpr auto kernel_table(std::integer_sequence<int, I...>) {
+    return std::array<ImplicitGemmKernel, sizeof...(I)>{&implicit_gemm_kernel<T, I>...};
+}
+
+template <class T>
+ImplicitGemmKernel kernel_for(int config) {
+    static constexpr auto table = kernel_table<T>(std::make_integer_sequence<int, kImplicitGemmNumConfigs>{});
+    return table[config];
+}
+
+template <int... I>
+constexpr auto threads_table(std::integer_sequence<int, I...>) {
+    return std::array<int, sizeof...(I)>{BlockTile<I>::kThreads...};
+}
+
+int threads_for(int config) {
+    static constexpr auto table = threads_table(std::make_integer_sequence<int, kImplicitGemmNumConfigs>{});
+    return table[config];
+}
+
+ImplicitGemmKernel kernel_for(DType dtype, int config) {
+    return dtype == DType::bf16 ? kernel_for<__nv_bfloat16>(config) : kernel_for<__half>(config);
+}
+
+}  // namespace
+
+cudaError_t implicit_gemm_prepare(DType dtype, int config) {
+    return cudaFuncSetAttribute(kernel_for(dtype, config), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                static_cast<int>(implicit_gemm_smem_bytes(config)));
+}
+
+void implicit_gemm_launch(const ImplicitGemmParams& params, DType dtype, int config, cudaStream_t stream) {
+    const ImplicitGemmConfig& c = kImplicitGemmConfigs[config];
+    const int64_t gemm_m = params.g.out_pixels();
+    if (gemm_m == 0 || params.g.k == 0) return;
+    const dim3 grid(static_cast<unsigned>((gemm_m + c.bm - 1) / c.bm),
+                    static_cast<unsigned>((params.g.k + c.bn - 1) / c.bn));
+    kernel_for(dtype, config)<<<grid, threads_for(config), implicit_gemm_smem_bytes(config), stream>>>(params);
+}
+
+}  // namespace strata::cuda

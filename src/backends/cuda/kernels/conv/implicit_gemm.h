@@ -1,0 +1,61 @@
+// implicit_gemm.h: strata's tensor-core convolution (cuda.conv.implicit_gemm, cuda.fc.implicit_gemm). The conv is a
+// GEMM that is never materialised: M = N*P*Q output pixels, N = K output channels, K = R*S*C, with A (the im2col
+// of X) addressed on the fly from NHWC X and B read from KRSC weights. fp16/bf16 inputs, f32 accumulators, groups
+// 1, C % 8 == 0 and K % 8 == 0 (16-byte cp.async chunks never straddle a filter tap or a row).
+// A bench can call implicit_gemm_launch() directly on raw device pointers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "backends/cuda/kernels/common/epilogue.h"
+#include "backends/cuda/kernels/conv/conv_geometry.h"
+#include "strata/tensor.h"
+
+namespace strata::cuda {
+
+/// One tile shape: block tile bm x bn x bk, warps_m x warps_n warps, a `stages`-deep cp.async pipeline.
+struct ImplicitGemmConfig {
+    int bm, bn, bk, warps_m, warps_n, stages;
+};
+
+inline constexpr ImplicitGemmConfig kImplicitGemmConfigs[] = {
+    {128, 128, 32, 2, 4, 3},  // 8 warps, warp tile 64x32
+    {128, 64, 32, 2, 2, 4},   // 4 warps, warp tile 64x32
+    {64, 64, 32, 2, 2, 4},    // 4 warps, warp tile 32x32
+    {64, 128, 32, 2, 2, 3},   // 4 warps, warp tile 32x64
+    {128, 256, 32, 2, 4, 3},  // 8 warps, warp tile 64x64: large K
+};
+inline constexpr int kImplicitGemmNumConfigs = sizeof(kImplicitGemmConfigs) / sizeof(kImplicitGemmConfigs[0]);
+
+/// Shared-memory rows hold bk elements plus 8 of padding: a 16-byte shift per row puts the 8 rows an ldmatrix
+/// phase reads in 8 distinct bank groups.
+inline constexpr int kImplicitGemmRowPad = 8;
+
+/// Dynamic shared memory of one block of `config` with 2-byte elements.
+inline size_t implicit_gemm_smem_bytes(int config) {
+    const ImplicitGemmConfig& c = kImplicitGemmConfigs[config];
+    return static_cast<size_t>(c.stages) * (c.bm + c.bn) * (c.bk + kImplicitGemmRowPad) * 2;
+}
+
+/// "128x128x32 w2x4 s3"
+std::string implicit_gemm_config_name(int config);
+
+struct ImplicitGemmParams {
+    ConvGeometry g;          ///< group must be 1; for FC: h = w = p = q = r = s = 1
+    const void* x = nullptr; ///< NHWC [N, H, W, C], 16-byte aligned
+    const void* w = nullptr; ///< KRSC [K, R, S, C], 16-byte aligned
+    void* y = nullptr;       ///< NHWC [N, P, Q, K], 4-byte aligned
+    EpilogueParams epilogue; ///< residual: NHWC like y
+};
+
+/// Lets the kernels of (dtype, config) use their dynamic shared memory (above the 48 KiB default). Call once per
+/// process and device before the first launch (make() does); it neither allocates nor synchronises.
+cudaError_t implicit_gemm_prepare(DType dtype, int config);
+
+/// Enqueues one implicit-GEMM convolution on `stream`. dtype: f16 or bf16.
+void implicit_gemm_launch(const ImplicitGemmParams& params, DType dtype, int config, cudaStream_t stream);
+
+}  // namespace strata::cuda

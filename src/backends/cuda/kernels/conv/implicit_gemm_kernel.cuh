@@ -1,0 +1,238 @@
+// implicit_gemm_kernel.cuh: the implicit-GEMM convolution kernel (see implicit_gemm.h), level by level:
+//   BlockTile  - a bm x bn tile of Y; K = R*S*C walked in bk slices through a `stages`-deep cp.async pipeline
+//                (A: im2col rows of X gathered per output pixel; B: rows of the KRSC weights), zero-filled where
+//                the window leaves the image or the tile leaves the problem;
+//   WarpTile   - each warp owns a (bm/warps_m) x (bn/warps_n) piece: mi x ni m16n8k16 mma tiles fed by ldmatrix;
+//   ThreadTile - the mma accumulator fragment, finished by the fused epilogue and stored two channels at a time.
+#pragma once
+
+#include <climits>
+
+#include "backends/cuda/kernels/common/mma.cuh"
+#include "backends/cuda/kernels/conv/conv_epilogue.cuh"
+#include "backends/cuda/kernels/conv/implicit_gemm.h"
+
+namespace strata::cuda {
+
+template <int Index>
+struct BlockTile {
+    static constexpr ImplicitGemmConfig kCfg = kImplicitGemmConfigs[Index];
+    static constexpr int kM = kCfg.bm, kN = kCfg.bn, kK = kCfg.bk, kStages = kCfg.stages;
+    static constexpr int kWarpsM = kCfg.warps_m, kWarpsN = kCfg.warps_n;
+    static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+    static constexpr int kRow = kK + kImplicitGemmRowPad;  ///< shared-memory row length in elements
+    static constexpr int kChunks = kK / 8;                 ///< 16-byte chunks per row of a slice
+    static constexpr int kRowsPerPass = kThreads / kChunks;
+    static constexpr int kAIters = kM / kRowsPerPass;      ///< A rows each thread loads per slice
+    static constexpr int kBIters = kN / kRowsPerPass;
+    static_assert(kK % 16 == 0 && kThreads % kChunks == 0, "bk must be a multiple of 16");
+    static_assert(kM % kRowsPerPass == 0 && kN % kRowsPerPass == 0, "tile rows must split evenly over the threads");
+};
+
+template <int Index>
+struct WarpTile {
+    using Block = BlockTile<Index>;
+    static constexpr int kM = Block::kM / Block::kWarpsM, kN = Block::kN / Block::kWarpsN;
+    static constexpr int kMI = kM / 16, kNI = kN / 8;  ///< mma tiles per warp
+    static_assert(kM % 16 == 0 && kN % 16 == 0, "a warp tile is whole 16x16 pairs of mma tiles");
+};
+
+// Stores two adjacent channels (4-byte aligned: K and the channel are even).
+template <class T>
+__device__ __forceinline__ void store_pair(T* p, float a, float b) {
+    if constexpr (std::is_same_v<T, __half>)
+        *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
+    else
+        *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
+}
+
+// Where one thread's A rows start: the image base and the top-left input position of each row's window. A row
+// past the last output pixel gets a window far above the image, so every tap of it is zero-filled.
+template <int Index>
+struct ARows {
+    int base[BlockTile<Index>::kAIters];
+    int ih0[BlockTile<Index>::kAIters];
+    int iw0[BlockTile<Index>::kAIters];
+
+    __device__ void init(const ConvGeometry& g, int gemm_m, int block_m, int first_row) {
+        const int pq = g.p * g.q;
+        for (int i = 0; i < BlockTile<Index>::kAIters; ++i) {
+            const int m = block_m + first_row + i * BlockTile<Index>::kRowsPerPass;
+            if (m < gemm_m) {
+                const int n = m / pq, rem = m - n * pq;
+                const int p = rem / g.q, q = rem - p * g.q;
+                base[i] = n * g.h * g.w * g.c;
+                ih0[i] = p * g.stride_h - g.pad_h;
+                iw0[i] = q * g.stride_w - g.pad_w;
+            } else {
+                base[i] = 0, ih0[i] = INT_MIN / 2, iw0[i] = 0;
+            }
+        }
+    }
+};
+
+// The (r, s, c) tap of the 16-byte chunk this thread loads, advanced one bk slice per load. Chunks of one slice
+// may lie in different taps when C < bk; C % 8 == 0 keeps each chunk inside one tap.
+struct KCursor {
+    int kk, r, s, c;
+
+    __device__ void init(const ConvGeometry& g, int chunk) {
+        kk = chunk * 8;
+        c = kk % g.c;
+        const int rs = kk / g.c;
+        s = rs % g.s;
+        r = rs / g.s;
+    }
+    __device__ void advance(const ConvGeometry& g, int step) {
+        kk += step;
+        c += step;
+        while (c >= g.c) {
+            c -= g.c;
+            if (++s == g.s) s = 0, ++r;
+        }
+    }
+};
+
+template <class T, int Index>
+__device__ __forceinline__ void load_slice(const ImplicitGemmParams& prm, int gemm_k, const ARows<Index>& rows,
+                                           const KCursor& cur, int block_n, T* a_stage, T* b_stage) {
+    using Block = BlockTile<Index>;
+    const ConvGeometry& g = prm.g;
+    const T* x = static_cast<const T*>(prm.x);
+    const T* w = static_cast<const T*>(prm.w);
+    const int chunk = threadIdx.x % Block::kChunks, first_row = threadIdx.x / Block::kChunks;
+    const bool k_ok = cur.kk < gemm_k;
+#pragma unroll
+    for (int i = 0; i < Block::kAIters; ++i) {
+        const int row = first_row + i * Block::kRowsPerPass;
+        const int ih = rows.ih0[i] + cur.r * g.dil_h, iw = rows.iw0[i] + cur.s * g.dil_w;
+        const bool ok = k_ok && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+        const T* src = ok ? x + rows.base[i] + (ih * g.w + iw) * g.c + cur.c : x;
+        cp_async_16(shared_address(a_stage + row * Block::kRow + chunk * 8), src, ok ? 16 : 0);
+    }
+#pragma unroll
+    for (int i = 0; i < Block::kBIters; ++i) {
+        const int row = first_row + i * Block::kRowsPerPass;
+        const int k = block_n + row;
+        const bool ok = k_ok && k < g.k;
+        const T* src = ok ? w + k * gemm_k + cur.kk : w;
+        cp_async_16(shared_address(b_stage + row * Block::kRow + chunk * 8), src, ok ? 16 : 0);
+    }
+}
+
+// One bk slice of the warp's tile: bk/16 steps of (ldmatrix A, ldmatrix B, mi x ni mma).
+template <class T, int Index>
+__device__ __forceinline__ void mma_slice(const T* a_stage, const T* b_stage, int warp_m, int warp_n, int lane,
+                                          float (&acc)[WarpTile<Index>::kMI][WarpTile<Index>::kNI][4]) {
+    using Block = BlockTile<Index>;
+    using Warp = WarpTile<Index>;
+#pragma unroll
+    for (int ks = 0; ks < Block::kK / 16; ++ks) {
+        uint32_t af[Warp::kMI][4], bf[Warp::kNI][2];
+        // A 16x16: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15).
+#pragma unroll
+        for (int mi = 0; mi < Warp::kMI; ++mi) {
+            const int row = warp_m * Warp::kM + mi * 16 + lane % 16;
+            ldmatrix_x4(af[mi], shared_address(a_stage + row * Block::kRow + ks * 16 + (lane / 16) * 8));
+        }
+        // B: two n8 tiles per ldmatrix: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15).
+#pragma unroll
+        for (int nj = 0; nj < Warp::kNI / 2; ++nj) {
+            const int row = warp_n * Warp::kN + nj * 16 + lane % 8 + (lane / 16) * 8;
+            uint32_t t[4];
+            ldmatrix_x4(t, shared_address(b_stage + row * Block::kRow + ks * 16 + ((lane / 8) % 2) * 8));
+            bf[2 * nj][0] = t[0], bf[2 * nj][1] = t[1];
+            bf[2 * nj + 1][0] = t[2], bf[2 * nj + 1][1] = t[3];
+        }
+#pragma unroll
+        for (int mi = 0; mi < Warp::kMI; ++mi)
+#pragma unroll
+            for (int ni = 0; ni < Warp::kNI; ++ni) mma_16816<T>(acc[mi][ni], af[mi], bf[ni]);
+    }
+}
+
+// ThreadTile: accumulator (mi, ni) holds rows lane/4 and lane/4 + 8, channels 2*(lane%4) and +1 of its 16x8 tile.
+template <class T, int Index>
+__device__ __forceinline__ void store_tile(const ImplicitGemmParams& prm, int gemm_m, int block_m, int block_n,
+                                           int warp_m, int warp_n, int lane,
+                                           const float (&acc)[WarpTile<Index>::kMI][WarpTile<Index>::kNI][4]) {
+    using Warp = WarpTile<Index>;
+    const int k_total = prm.g.k;
+    const T* residual = static_cast<const T*>(prm.epilogue.residual);
+    T* y = static_cast<T*>(prm.y);
+#pragma unroll
+    for (int mi = 0; mi < Warp::kMI; ++mi) {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int m = block_m + warp_m * Warp::kM + mi * 16 + lane / 4 + half * 8;
+            if (m >= gemm_m) continue;
+#pragma unroll
+            for (int ni = 0; ni < Warp::kNI; ++ni) {
+                const int k = block_n + warp_n * Warp::kN + ni * 8 + (lane % 4) * 2;
+                if (k >= k_total) continue;
+                const int64_t off = int64_t{m} * k_total + k;
+                float v0 = acc[mi][ni][half * 2], v1 = acc[mi][ni][half * 2 + 1];
+                if (prm.epilogue.bias) v0 += prm.epilogue.bias[k], v1 += prm.epilogue.bias[k + 1];
+                if (residual) v0 += to_float(residual[off]), v1 += to_float(residual[off + 1]);
+                store_pair(y + off, apply_activation(prm.epilogue.act, v0), apply_activation(prm.epilogue.act, v1));
+            }
+        }
+    }
+}
+
+template <class T, int Index>
+__global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kernel(ImplicitGemmParams prm) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    using Block = BlockTile<Index>;
+    using Warp = WarpTile<Index>;
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    T* a_smem = reinterpret_cast<T*>(smem_bytes);               // [stages][bm][kRow]
+    T* b_smem = a_smem + Block::kStages * Block::kM * Block::kRow;  // [stages][bn][kRow]
+    const ConvGeometry& g = prm.g;
+    const int gemm_m = g.n * g.p * g.q, gemm_k = g.r * g.s * g.c;
+    const int block_m = blockIdx.x * Block::kM, block_n = blockIdx.y * Block::kN;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int warp_m = warp / Block::kWarpsN, warp_n = warp % Block::kWarpsN;
+
+    ARows<Index> rows;
+    rows.init(g, gemm_m, block_m, threadIdx.x / Block::kChunks);
+    KCursor cur;
+    cur.init(g, threadIdx.x % Block::kChunks);
+    float acc[Warp::kMI][Warp::kNI][4] = {};
+    const int slices = (gemm_k + Block::kK - 1) / Block::kK;
+
+    // Prologue: slices 0 .. stages-2 in flight, one commit group each (empty past the end, to keep the count).
+#pragma unroll
+    for (int st = 0; st < Block::kStages - 1; ++st) {
+        if (st < slices) {
+            load_slice<T, Index>(prm, gemm_k, rows, cur, block_n, a_smem + st * Block::kM * Block::kRow,
+                                 b_smem + st * Block::kN * Block::kRow);
+            cur.advance(g, Block::kK);
+        }
+        cp_async_commit();
+    }
+    for (int kt = 0; kt < slices; ++kt) {
+        // Slice kt has landed for this thread; the barrier makes it landed for all, and also says every warp is
+        // done with slice kt-1, whose stage the load below overwrites.
+        cp_async_wait<Block::kStages - 2>();
+        __syncthreads();
+        const int next = kt + Block::kStages - 1;
+        if (next < slices) {
+            const int st = next % Block::kStages;
+            load_slice<T, Index>(prm, gemm_k, rows, cur, block_n, a_smem + st * Block::kM * Block::kRow,
+                                 b_smem + st * Block::kN * Block::kRow);
+            cur.advance(g, Block::kK);
+        }
+        cp_async_commit();
+        const int st = kt % Block::kStages;
+        mma_slice<T, Index>(a_smem + st * Block::kM * Block::kRow, b_smem + st * Block::kN * Block::kRow, warp_m,
+                            warp_n, lane, acc);
+    }
+    cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
+    store_tile<T, Index>(prm, gemm_m, block_m, block_n, warp_m, warp_n, lane, acc);
+#else
+    __trap();  // built for an architecture without mma.sync m16n8k16 / cp.async: can_implement refuses it
+#endif
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,113 @@
+// implicit_gemm_tactic.cpp: the tactics cuda.conv.implicit_gemm and cuda.fc.implicit_gemm (kernels in
+// implicit_gemm.cu): what they cover, config names, and the kernel object that prepares and launches a config.
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/kernels/conv/conv_tactics.h"
+#include "backends/cuda/kernels/conv/implicit_gemm.h"
+#include "core/check.h"
+
+namespace strata::cuda {
+
+std::string implicit_gemm_config_name(int config) {
+    if (config < 0 || config >= kImplicitGemmNumConfigs) return fmt::format("config {}", config);
+    const ImplicitGemmConfig& c = kImplicitGemmConfigs[config];
+    return fmt::format("{}x{}x{} w{}x{} s{}", c.bm, c.bn, c.bk, c.warps_m, c.warps_n, c.stages);
+}
+
+namespace {
+
+constexpr int64_t kMaxElements = std::numeric_limits<int32_t>::max();  // the kernel indexes with int
+
+// What both tactics need: a known config, fp16/bf16, 32-bit indexable tensors, sm_80+ and enough shared memory.
+std::string common_problem(const StepDesc& desc, int config, const ConvGeometry& g) {
+    if (config < 0 || config >= kImplicitGemmNumConfigs) return "no such config";
+    DType dt = desc.outputs[0].dtype;
+    if (dt != DType::f16 && dt != DType::bf16) return "fp16 and bf16 only (fp32 has no tensor-core config yet)";
+    if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
+    if (g.c % 8 != 0) return fmt::format("needs C % 8 == 0 (C = {})", g.c);
+    if (g.k % 8 != 0) return fmt::format("needs K % 8 == 0 (K = {})", g.k);
+    for (const TensorDesc* t : {&desc.inputs[0], &desc.inputs[1], &desc.outputs[0]})
+        if (t->numel() > kMaxElements) return "a tensor has 2^31 elements or more";
+    if (desc.device) {
+        if (desc.device->compute_capability() < 80) return "needs sm_80 or newer (mma.sync m16n8k16, cp.async)";
+        if (implicit_gemm_smem_bytes(config) > desc.device->smem_per_block_optin)
+            return fmt::format("needs {} bytes of shared memory per block", implicit_gemm_smem_bytes(config));
+    }
+    return {};
+}
+
+std::string conv_can_implement(const StepDesc& desc, int config) {
+    if (desc.inputs[0].rank() != 4) return "2-D convolutions only";
+    for (const TensorDesc* t : {&desc.inputs[0], &desc.inputs[1], &desc.outputs[0]})
+        if (!t->channels_last()) return "needs nhwc activations and KRSC weights";
+    ConvGeometry g = conv_geometry(desc);
+    if (g.group != 1) return fmt::format("groups > 1 (group = {})", g.group);
+    return common_problem(desc, config, g);
+}
+
+std::string fc_can_implement(const StepDesc& desc, int config) {
+    if (desc.inputs[0].rank() != 2 || desc.inputs[1].rank() != 2) return "X and W must be 2-D";
+    return common_problem(desc, config, fc_geometry(desc));
+}
+
+bool aligned(const void* p, uintptr_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+
+class ImplicitGemmKernel final : public CudaKernel {
+public:
+    ImplicitGemmKernel(const StepDesc& desc, int config)
+        : desc_(desc),
+          config_(config),
+          geometry_(desc.node->op == ir::OpKind::FullyConnected ? fc_geometry(desc) : conv_geometry(desc)) {
+        STRATA_CUDA_CHECK(implicit_gemm_prepare(desc.outputs[0].dtype, config), desc.name);
+    }
+
+    void launch(const StepBuffers& buffers, cudaStream_t stream) override {
+        ImplicitGemmParams prm;
+        prm.g = geometry_;
+        prm.x = buffers.inputs[0];
+        prm.w = buffers.inputs[1];
+        prm.y = buffers.outputs[0];
+        prm.epilogue = conv_epilogue(desc_, buffers);
+        // cp.async moves 16-byte chunks and the epilogue stores channel pairs.
+        STRATA_ASSERT(aligned(prm.x, 16) && aligned(prm.w, 16) && aligned(prm.y, 4) && aligned(prm.epilogue.residual, 4),
+                      "{}: implicit GEMM needs 16-byte aligned X and W, 4-byte aligned Y and residual", desc_.name);
+        implicit_gemm_launch(prm, desc_.outputs[0].dtype, config_, stream);
+    }
+
+    std::string detail() const override { return implicit_gemm_config_name(config_); }
+
+private:
+    StepDesc desc_;
+    int config_;
+    ConvGeometry geometry_;
+};
+
+std::unique_ptr<CudaKernel> make_implicit_gemm(const StepDesc& desc, int config) {
+    return std::make_unique<ImplicitGemmKernel>(desc, config);
+}
+
+}  // namespace
+
+CudaTactic implicit_gemm_conv_tactic() {
+    return CudaTactic{.name = "cuda.conv.implicit_gemm",
+                      .op = ir::OpKind::Conv,
+                      .num_configs = kImplicitGemmNumConfigs,
+                      .can_implement = conv_can_implement,
+                      .make = make_implicit_gemm,
+                      .config_name = implicit_gemm_config_name};
+}
+
+CudaTactic implicit_gemm_fc_tactic() {
+    return CudaTactic{.name = "cuda.fc.implicit_gemm",
+                      .op = ir::OpKind::FullyConnected,
+                      .num_configs = kImplicitGemmNumConfigs,
+                      .can_implement = fc_can_implement,
+                      .make = make_implicit_gemm,
+                      .config_name = implicit_gemm_config_name};
+}
+
+}  // namespace strata::cuda
