@@ -9,6 +9,7 @@ void register_conv_tactics(CudaTacticRegistry& registry) {
     registry.add(fc_direct_tactic());
     registry.add(implicit_gemm_conv_tactic());
     registry.add(implicit_gemm_fc_tactic());
+    registry.add(direct_stem_tactic());
 }
 
 }  // namespace strata::cuda
