@@ -1,9 +1,11 @@
 // test_conv_implicit_gemm.cpp: strata's tensor-core convolution (cuda.conv.implicit_gemm) and its fully-connected
 // form (cuda.fc.implicit_gemm), every config, fp16 and bf16, NHWC, against the reference backend: tile tails in M
 // and N, reductions of one slice and of many, C smaller than a slice (chunks of one slice in different taps),
-// strides, asymmetric pads, dilation, 1x1 to 7x7; and what the tactics must refuse.
+// strides, asymmetric pads, dilation, 1x1 to 7x7; fp32 through TF32 when the step allows it; and what the tactics
+// must refuse.
 #include "backends/cuda/kernels/conv/implicit_gemm.h"
 #include "conv_gpu_check.h"
+#include "conv_step_runner.h"
 
 namespace strata::test {
 namespace {
@@ -48,6 +50,28 @@ TEST(GpuConvImplicitGemm, EveryConfigMatchesReferenceOnRandomCases) {
         for (int i = 0; i < 12; ++i) {
             GpuConvCase cc = random_conv_case(rng, lim);
             expect_conv_matches(cc, kConvTactic, config, kDtypes[i % 2], Layout::nhwc, seed + 97 * config + i);
+        }
+    }
+}
+
+// TF32 keeps fp16's 10 mantissa bits (inputs are rounded to them, products accumulate in fp32), so the fp16
+// tolerance is the one that applies; fp32 without TF32 is refused (RefusesWhatItDoesNotCover).
+TEST(GpuConvImplicitGemm, Tf32EveryConfigMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 400000;
+    std::vector<GpuConvCase> cases(std::begin(kGemmCases), std::end(kGemmCases));
+    cases.push_back({1, 4, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true});                      // C = 4: one chunk
+    cases.push_back({2, 12, 10, 9, 24, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1, true, UnaryKind::Relu});  // C = 12
+    for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
+        for (const GpuConvCase& cc : cases) {
+            seed += 10;
+            const std::string what = fmt::format("{} config {} float32 tf32 nhwc: {} (seed {})", kConvTactic, config,
+                                                 cc.str(), seed);
+            ConvStepResult r = run_conv_step(cc, kConvTactic, config, DType::f32, Layout::nhwc, seed,
+                                             {.allow_tf32 = true});
+            ASSERT_EQ(r.refused, "") << what;
+            EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << what;
+            EXPECT_EQ(r.unwritten, 0) << what;
         }
     }
 }

@@ -61,4 +61,22 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
     }
 }
 
+/// An fp32 value rounded (to nearest, ties away) to tf32, in a 32-bit register as mma's tf32 operands want it.
+__device__ __forceinline__ uint32_t f32_to_tf32(uint32_t f32_bits) {
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(f32_bits)));
+    return r;
+}
+
+/// d += a * b on a 16x8x8 tile of tf32: a row-major 16x8 (4 regs: (g, t), (g+8, t), (g, t+4), (g+8, t+4) with
+/// g = lane/4, t = lane%4), b column-major 8x8 (2 regs: (t, g), (t+4, g)), f32 accumulators laid out as in
+/// mma_16816. Both operand tiles span 32 bytes of K, like mma_16816's.
+__device__ __forceinline__ void mma_1688_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 }  // namespace strata::cuda

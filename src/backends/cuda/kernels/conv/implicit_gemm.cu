@@ -33,7 +33,11 @@ int threads_for(int config) {
 }
 
 ImplicitGemmKernel kernel_for(DType dtype, int config) {
-    return dtype == DType::bf16 ? kernel_for<__nv_bfloat16>(config) : kernel_for<__half>(config);
+    switch (dtype) {
+        case DType::bf16: return kernel_for<__nv_bfloat16>(config);
+        case DType::f32: return kernel_for<float>(config);  // tf32 tensor cores
+        default: return kernel_for<__half>(config);
+    }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // implicit_gemm.h: strata's tensor-core convolution (cuda.conv.implicit_gemm, cuda.fc.implicit_gemm). The conv is a
 // GEMM that is never materialised: M = N*P*Q output pixels, N = K output channels, K = R*S*C, with A (the im2col
-// of X) addressed on the fly from NHWC X and B read from KRSC weights. fp16/bf16 inputs, f32 accumulators, groups
-// 1, C % 8 == 0 and K % 8 == 0 (16-byte cp.async chunks never straddle a filter tap or a row).
+// of X) addressed on the fly from NHWC X and B read from KRSC weights. fp16/bf16 inputs (or fp32 rounded to tf32
+// when the step allows TF32), f32 accumulators, groups 1, C a multiple of 16 bytes (8 halves, 4 floats: cp.async
+// chunks never straddle a filter tap) and K % 8 == 0.
 // A bench can call implicit_gemm_launch() directly on raw device pointers.
 #pragma once
 
@@ -16,7 +17,8 @@
 
 namespace strata::cuda {
 
-/// One tile shape: block tile bm x bn x bk, warps_m x warps_n warps, a `stages`-deep cp.async pipeline.
+/// One tile shape: block tile bm x bn x bk, warps_m x warps_n warps, a `stages`-deep cp.async pipeline. bk counts
+/// 2-byte elements; fp32 (tf32) slices hold the same bytes, bk/2 floats.
 struct ImplicitGemmConfig {
     int bm, bn, bk, warps_m, warps_n, stages;
 };
@@ -34,7 +36,7 @@ inline constexpr int kImplicitGemmNumConfigs = sizeof(kImplicitGemmConfigs) / si
 /// phase reads in 8 distinct bank groups.
 inline constexpr int kImplicitGemmRowPad = 8;
 
-/// Dynamic shared memory of one block of `config` with 2-byte elements.
+/// Dynamic shared memory of one block of `config` (the same for every dtype: rows hold the same bytes).
 inline size_t implicit_gemm_smem_bytes(int config) {
     const ImplicitGemmConfig& c = kImplicitGemmConfigs[config];
     return static_cast<size_t>(c.stages) * (c.bm + c.bn) * (c.bk + kImplicitGemmRowPad) * 2;
@@ -55,7 +57,7 @@ struct ImplicitGemmParams {
 /// process and device before the first launch (make() does); it neither allocates nor synchronises.
 cudaError_t implicit_gemm_prepare(DType dtype, int config);
 
-/// Enqueues one implicit-GEMM convolution on `stream`. dtype: f16 or bf16.
+/// Enqueues one implicit-GEMM convolution on `stream`. dtype: f16, bf16, or f32 (computed in tf32).
 void implicit_gemm_launch(const ImplicitGemmParams& params, DType dtype, int config, cudaStream_t stream);
 
 }  // namespace strata::cuda

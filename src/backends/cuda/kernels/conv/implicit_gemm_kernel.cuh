@@ -2,7 +2,9 @@
 //   BlockTile  - a bm x bn tile of Y; K = R*S*C walked in bk slices through a `stages`-deep cp.async pipeline
 //                (A: im2col rows of X gathered per output pixel; B: rows of the KRSC weights), zero-filled where
 //                the window leaves the image or the tile leaves the problem;
-//   WarpTile   - each warp owns a (bm/warps_m) x (bn/warps_n) piece: mi x ni m16n8k16 mma tiles fed by ldmatrix;
+//   WarpTile   - each warp owns a (bm/warps_m) x (bn/warps_n) piece: mi x ni mma tiles fed by ldmatrix
+//                (m16n8k16 for fp16/bf16, m16n8k8 tf32 for fp32: both take 32 bytes of K, so a slice is the same
+//                bytes and the same ldmatrix addresses for every type; see Slice);
 //   ThreadTile - the mma accumulator fragment, finished by the fused epilogue and stored two channels at a time.
 #pragma once
 
@@ -17,16 +19,27 @@ namespace strata::cuda {
 template <int Index>
 struct BlockTile {
     static constexpr ImplicitGemmConfig kCfg = kImplicitGemmConfigs[Index];
-    static constexpr int kM = kCfg.bm, kN = kCfg.bn, kK = kCfg.bk, kStages = kCfg.stages;
+    static constexpr int kM = kCfg.bm, kN = kCfg.bn, kStages = kCfg.stages;
     static constexpr int kWarpsM = kCfg.warps_m, kWarpsN = kCfg.warps_n;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-    static constexpr int kRow = kK + kImplicitGemmRowPad;  ///< shared-memory row length in elements
-    static constexpr int kChunks = kK / 8;                 ///< 16-byte chunks per row of a slice
+    static constexpr int kSliceBytes = kCfg.bk * 2;        ///< bytes of K per row of a slice, whatever the type
+    static constexpr int kChunks = kSliceBytes / 16;       ///< 16-byte chunks per row of a slice
     static constexpr int kRowsPerPass = kThreads / kChunks;
     static constexpr int kAIters = kM / kRowsPerPass;      ///< A rows each thread loads per slice
     static constexpr int kBIters = kN / kRowsPerPass;
-    static_assert(kK % 16 == 0 && kThreads % kChunks == 0, "bk must be a multiple of 16");
+    static_assert(kSliceBytes % 32 == 0 && kThreads % kChunks == 0, "bk must be a multiple of 16");
     static_assert(kM % kRowsPerPass == 0 && kN % kRowsPerPass == 0, "tile rows must split evenly over the threads");
+};
+
+// A slice in elements of T (2-byte types: bk elements; fp32: bk/2) and the K of one mma (32 bytes).
+template <class T, int Index>
+struct Slice {
+    static constexpr int kElem = static_cast<int>(sizeof(T));
+    static constexpr int kK = BlockTile<Index>::kSliceBytes / kElem;
+    static constexpr int kChunkElems = 16 / kElem;
+    static constexpr int kRow = kK + kImplicitGemmRowPad * 2 / kElem;  ///< shared row: the slice + 16 bytes
+    static constexpr int kMmaK = 32 / kElem;
+    static constexpr int kSteps = kK / kMmaK;
 };
 
 template <int Index>
@@ -37,10 +50,12 @@ struct WarpTile {
     static_assert(kM % 16 == 0 && kN % 16 == 0, "a warp tile is whole 16x16 pairs of mma tiles");
 };
 
-// Stores two adjacent channels (4-byte aligned: K and the channel are even).
+// Stores two adjacent channels (aligned to two elements: K and the channel are even).
 template <class T>
 __device__ __forceinline__ void store_pair(T* p, float a, float b) {
-    if constexpr (std::is_same_v<T, __half>)
+    if constexpr (std::is_same_v<T, float>)
+        *reinterpret_cast<float2*>(p) = make_float2(a, b);
+    else if constexpr (std::is_same_v<T, __half>)
         *reinterpret_cast<__half2*>(p) = __floats2half2_rn(a, b);
     else
         *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
@@ -71,13 +86,13 @@ struct ARows {
     }
 };
 
-// The (r, s, c) tap of the 16-byte chunk this thread loads, advanced one bk slice per load. Chunks of one slice
-// may lie in different taps when C < bk; C % 8 == 0 keeps each chunk inside one tap.
+// The (r, s, c) tap of the 16-byte chunk this thread loads, advanced one slice per load. Chunks of one slice
+// may lie in different taps when C is smaller than a slice; C % (16 bytes) == 0 keeps each chunk inside one tap.
 struct KCursor {
     int kk, r, s, c;
 
-    __device__ void init(const ConvGeometry& g, int chunk) {
-        kk = chunk * 8;
+    __device__ void init(const ConvGeometry& g, int first_k) {
+        kk = first_k;
         c = kk % g.c;
         const int rs = kk / g.c;
         s = rs % g.s;
@@ -97,6 +112,7 @@ template <class T, int Index>
 __device__ __forceinline__ void load_slice(const ImplicitGemmParams& prm, int gemm_k, const ARows<Index>& rows,
                                            const KCursor& cur, int block_n, T* a_stage, T* b_stage) {
     using Block = BlockTile<Index>;
+    using Sl = Slice<T, Index>;
     const ConvGeometry& g = prm.g;
     const T* x = static_cast<const T*>(prm.x);
     const T* w = static_cast<const T*>(prm.w);
@@ -108,7 +124,7 @@ __device__ __forceinline__ void load_slice(const ImplicitGemmParams& prm, int ge
         const int ih = rows.ih0[i] + cur.r * g.dil_h, iw = rows.iw0[i] + cur.s * g.dil_w;
         const bool ok = k_ok && ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
         const T* src = ok ? x + rows.base[i] + (ih * g.w + iw) * g.c + cur.c : x;
-        cp_async_16(shared_address(a_stage + row * Block::kRow + chunk * 8), src, ok ? 16 : 0);
+        cp_async_16(shared_address(a_stage + row * Sl::kRow + chunk * Sl::kChunkElems), src, ok ? 16 : 0);
     }
 #pragma unroll
     for (int i = 0; i < Block::kBIters; ++i) {
@@ -116,38 +132,52 @@ __device__ __forceinline__ void load_slice(const ImplicitGemmParams& prm, int ge
         const int k = block_n + row;
         const bool ok = k_ok && k < g.k;
         const T* src = ok ? w + k * gemm_k + cur.kk : w;
-        cp_async_16(shared_address(b_stage + row * Block::kRow + chunk * 8), src, ok ? 16 : 0);
+        cp_async_16(shared_address(b_stage + row * Sl::kRow + chunk * Sl::kChunkElems), src, ok ? 16 : 0);
     }
 }
 
-// One bk slice of the warp's tile: bk/16 steps of (ldmatrix A, ldmatrix B, mi x ni mma).
+// One mma on fragments fresh from ldmatrix: fp32 data is rounded to tf32 first.
+template <class T>
+__device__ __forceinline__ void mma_step(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+    if constexpr (std::is_same_v<T, float>) {
+        const uint32_t a32[4] = {f32_to_tf32(a[0]), f32_to_tf32(a[1]), f32_to_tf32(a[2]), f32_to_tf32(a[3])};
+        const uint32_t b32[2] = {f32_to_tf32(b[0]), f32_to_tf32(b[1])};
+        mma_1688_tf32(d, a32, b32);
+    } else {
+        mma_16816<T>(d, a, b);
+    }
+}
+
+// One slice of the warp's tile: steps of (ldmatrix A, ldmatrix B, mi x ni mma), each over 32 bytes of K. In the
+// comments below "k 0-7" means the first 16 bytes of the step's K (8 halves or 4 floats), "k 8-15" the next 16.
 template <class T, int Index>
 __device__ __forceinline__ void mma_slice(const T* a_stage, const T* b_stage, int warp_m, int warp_n, int lane,
                                           float (&acc)[WarpTile<Index>::kMI][WarpTile<Index>::kNI][4]) {
-    using Block = BlockTile<Index>;
+    using Sl = Slice<T, Index>;
     using Warp = WarpTile<Index>;
+    constexpr int kHalf = Sl::kChunkElems;  // elements in 16 bytes: the second half of an mma's K
 #pragma unroll
-    for (int ks = 0; ks < Block::kK / 16; ++ks) {
+    for (int ks = 0; ks < Sl::kSteps; ++ks) {
         uint32_t af[Warp::kMI][4], bf[Warp::kNI][2];
-        // A 16x16: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15).
+        // A 16 rows: matrices (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15).
 #pragma unroll
         for (int mi = 0; mi < Warp::kMI; ++mi) {
             const int row = warp_m * Warp::kM + mi * 16 + lane % 16;
-            ldmatrix_x4(af[mi], shared_address(a_stage + row * Block::kRow + ks * 16 + (lane / 16) * 8));
+            ldmatrix_x4(af[mi], shared_address(a_stage + row * Sl::kRow + ks * Sl::kMmaK + (lane / 16) * kHalf));
         }
         // B: two n8 tiles per ldmatrix: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15).
 #pragma unroll
         for (int nj = 0; nj < Warp::kNI / 2; ++nj) {
             const int row = warp_n * Warp::kN + nj * 16 + lane % 8 + (lane / 16) * 8;
             uint32_t t[4];
-            ldmatrix_x4(t, shared_address(b_stage + row * Block::kRow + ks * 16 + ((lane / 8) % 2) * 8));
+            ldmatrix_x4(t, shared_address(b_stage + row * Sl::kRow + ks * Sl::kMmaK + ((lane / 8) % 2) * kHalf));
             bf[2 * nj][0] = t[0], bf[2 * nj][1] = t[1];
             bf[2 * nj + 1][0] = t[2], bf[2 * nj + 1][1] = t[3];
         }
 #pragma unroll
         for (int mi = 0; mi < Warp::kMI; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < Warp::kNI; ++ni) mma_16816<T>(acc[mi][ni], af[mi], bf[ni]);
+            for (int ni = 0; ni < Warp::kNI; ++ni) mma_step<T>(acc[mi][ni], af[mi], bf[ni]);
     }
 }
 
@@ -185,9 +215,10 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kern
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     using Block = BlockTile<Index>;
     using Warp = WarpTile<Index>;
+    using Sl = Slice<T, Index>;
     extern __shared__ __align__(16) unsigned char smem_bytes[];
-    T* a_smem = reinterpret_cast<T*>(smem_bytes);               // [stages][bm][kRow]
-    T* b_smem = a_smem + Block::kStages * Block::kM * Block::kRow;  // [stages][bn][kRow]
+    T* a_smem = reinterpret_cast<T*>(smem_bytes);                // [stages][bm][kRow]
+    T* b_smem = a_smem + Block::kStages * Block::kM * Sl::kRow;  // [stages][bn][kRow]
     const ConvGeometry& g = prm.g;
     const int gemm_m = g.n * g.p * g.q, gemm_k = g.r * g.s * g.c;
     const int block_m = blockIdx.x * Block::kM, block_n = blockIdx.y * Block::kN;
@@ -197,17 +228,17 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kern
     ARows<Index> rows;
     rows.init(g, gemm_m, block_m, threadIdx.x / Block::kChunks);
     KCursor cur;
-    cur.init(g, threadIdx.x % Block::kChunks);
+    cur.init(g, threadIdx.x % Block::kChunks * Sl::kChunkElems);
     float acc[Warp::kMI][Warp::kNI][4] = {};
-    const int slices = (gemm_k + Block::kK - 1) / Block::kK;
+    const int slices = (gemm_k + Sl::kK - 1) / Sl::kK;
 
     // Prologue: slices 0 .. stages-2 in flight, one commit group each (empty past the end, to keep the count).
 #pragma unroll
     for (int st = 0; st < Block::kStages - 1; ++st) {
         if (st < slices) {
-            load_slice<T, Index>(prm, gemm_k, rows, cur, block_n, a_smem + st * Block::kM * Block::kRow,
-                                 b_smem + st * Block::kN * Block::kRow);
-            cur.advance(g, Block::kK);
+            load_slice<T, Index>(prm, gemm_k, rows, cur, block_n, a_smem + st * Block::kM * Sl::kRow,
+                                 b_smem + st * Block::kN * Sl::kRow);
+            cur.advance(g, Sl::kK);
         }
         cp_async_commit();
     }
@@ -219,13 +250,13 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kern
         const int next = kt + Block::kStages - 1;
         if (next < slices) {
             const int st = next % Block::kStages;
-            load_slice<T, Index>(prm, gemm_k, rows, cur, block_n, a_smem + st * Block::kM * Block::kRow,
-                                 b_smem + st * Block::kN * Block::kRow);
-            cur.advance(g, Block::kK);
+            load_slice<T, Index>(prm, gemm_k, rows, cur, block_n, a_smem + st * Block::kM * Sl::kRow,
+                                 b_smem + st * Block::kN * Sl::kRow);
+            cur.advance(g, Sl::kK);
         }
         cp_async_commit();
         const int st = kt % Block::kStages;
-        mma_slice<T, Index>(a_smem + st * Block::kM * Block::kRow, b_smem + st * Block::kN * Block::kRow, warp_m,
+        mma_slice<T, Index>(a_smem + st * Block::kM * Sl::kRow, b_smem + st * Block::kN * Sl::kRow, warp_m,
                             warp_n, lane, acc);
     }
     cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit

@@ -26,9 +26,10 @@ constexpr int64_t kMaxElements = std::numeric_limits<int32_t>::max();  // the ke
 std::string common_problem(const StepDesc& desc, int config, const ConvGeometry& g) {
     if (config < 0 || config >= kImplicitGemmNumConfigs) return "no such config";
     DType dt = desc.outputs[0].dtype;
-    if (dt != DType::f16 && dt != DType::bf16) return "fp16 and bf16 only (fp32 has no tensor-core config yet)";
+    if (dt == DType::f32 && !desc.allow_tf32) return "fp32 runs on tensor cores only when TF32 is allowed";
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
-    if (g.c % 8 != 0) return fmt::format("needs C % 8 == 0 (C = {})", g.c);
+    const int chunk = 16 / static_cast<int>(dtype_size(dt));  // elements per 16-byte cp.async chunk
+    if (g.c % chunk != 0) return fmt::format("needs C % {} == 0 (C = {})", chunk, g.c);
     if (g.k % 8 != 0) return fmt::format("needs K % 8 == 0 (K = {})", g.k);
     for (const TensorDesc* t : {&desc.inputs[0], &desc.inputs[1], &desc.outputs[0]})
         if (t->numel() > kMaxElements) return "a tensor has 2^31 elements or more";
@@ -73,8 +74,9 @@ public:
         prm.y = buffers.outputs[0];
         prm.epilogue = conv_epilogue(desc_, buffers);
         // cp.async moves 16-byte chunks and the epilogue stores channel pairs.
-        STRATA_ASSERT(aligned(prm.x, 16) && aligned(prm.w, 16) && aligned(prm.y, 4) && aligned(prm.epilogue.residual, 4),
-                      "{}: implicit GEMM needs 16-byte aligned X and W, 4-byte aligned Y and residual", desc_.name);
+        const uintptr_t pair = 2 * dtype_size(desc_.outputs[0].dtype);
+        STRATA_ASSERT(aligned(prm.x, 16) && aligned(prm.w, 16) && aligned(prm.y, pair),
+                      "{}: implicit GEMM needs 16-byte aligned X and W and Y aligned to two elements", desc_.name);
         implicit_gemm_launch(prm, desc_.outputs[0].dtype, config_, stream);
     }
 
