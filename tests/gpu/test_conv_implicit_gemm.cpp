@@ -76,6 +76,27 @@ TEST(GpuConvImplicitGemm, Tf32EveryConfigMatchesReference) {
     }
 }
 
+// A ResNet layer4-like 3x3 conv at batch 1 has too few output tiles to fill the GPU: every config splits K over
+// several blocks (float partial sums in the workspace, then the reduction applies the epilogue).
+TEST(GpuConvImplicitGemm, SmallProblemsSplitKAndMatchReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 500000;
+    const GpuConvCase cc{1, 256, 7, 7, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::Relu};
+    cuda::ConvGeometry g;
+    g.n = 1, g.c = 256, g.h = 7, g.w = 7, g.k = 128, g.p = 7, g.q = 7, g.r = 3, g.s = 3, g.pad_h = 1, g.pad_w = 1;
+    const int sms = cuda::device_info(0).sm_count;
+    for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
+        EXPECT_GT(cuda::implicit_gemm_splits(g, DType::f16, config, sms), 1) << "config " << config << ", " << sms
+                                                                             << " SMs: " << cc.str();
+        for (DType dt : kDtypes) expect_conv_matches(cc, kConvTactic, config, dt, Layout::nhwc, seed += 10);
+        ConvStepResult r = run_conv_step(cc, kConvTactic, config, DType::f16, Layout::nhwc, seed += 10,
+                                         {.residual = true});
+        ASSERT_EQ(r.refused, "");
+        EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << "split-K with residual, config " << config;
+        EXPECT_EQ(r.unwritten, 0) << "split-K with residual, config " << config;
+    }
+}
+
 void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
                        DType dtype, uint64_t seed) {
     const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})",

@@ -51,13 +51,22 @@ struct ImplicitGemmParams {
     const void* w = nullptr; ///< KRSC [K, R, S, C], 16-byte aligned
     void* y = nullptr;       ///< NHWC [N, P, Q, K], 4-byte aligned
     EpilogueParams epilogue; ///< residual: NHWC like y
+    int splits = 1;          ///< split-K: blockIdx.z sums one of `splits` ranges of K (see implicit_gemm_splits)
+    float* partial = nullptr;  ///< splits > 1: implicit_gemm_workspace_bytes() of scratch, 8-byte aligned
 };
+
+/// How many ranges to split K into so that a problem too small to fill `sm_count` SMs with output tiles still
+/// does (1: no split). Every range gets at least 4 slices; at most 16 ranges.
+int implicit_gemm_splits(const ConvGeometry& g, DType dtype, int config, int sm_count);
+/// Scratch that implicit_gemm_launch needs for `splits` (0 when 1).
+size_t implicit_gemm_workspace_bytes(const ConvGeometry& g, int splits);
 
 /// Lets the kernels of (dtype, config) use their dynamic shared memory (above the 48 KiB default). Call once per
 /// process and device before the first launch (make() does); it neither allocates nor synchronises.
 cudaError_t implicit_gemm_prepare(DType dtype, int config);
 
-/// Enqueues one implicit-GEMM convolution on `stream`. dtype: f16, bf16, or f32 (computed in tf32).
+/// Enqueues one implicit-GEMM convolution on `stream` (with splits > 1: the split GEMM, then the reduction that
+/// applies the epilogue). dtype: f16, bf16, or f32 (computed in tf32).
 void implicit_gemm_launch(const ImplicitGemmParams& params, DType dtype, int config, cudaStream_t stream);
 
 }  // namespace strata::cuda

@@ -6,6 +6,9 @@
 //                (m16n8k16 for fp16/bf16, m16n8k8 tf32 for fp32: both take 32 bytes of K, so a slice is the same
 //                bytes and the same ldmatrix addresses for every type; see Slice);
 //   ThreadTile - the mma accumulator fragment, finished by the fused epilogue and stored two channels at a time.
+// Split-K (params.splits > 1, for problems too small to fill the GPU): blockIdx.z takes one range of slices and
+// stores raw float sums to params.partial; split_k_reduce_kernel adds the ranges in a fixed order (deterministic)
+// and applies the epilogue.
 #pragma once
 
 #include <climits>
@@ -181,6 +184,16 @@ __device__ __forceinline__ void mma_slice(const T* a_stage, const T* b_stage, in
     }
 }
 
+// The epilogue on channels k, k+1 of output row m (element offset `off`), then the store.
+template <class T>
+__device__ __forceinline__ void finish_pair(const ImplicitGemmParams& prm, int64_t off, int k, float v0, float v1) {
+    const T* residual = static_cast<const T*>(prm.epilogue.residual);
+    if (prm.epilogue.bias) v0 += prm.epilogue.bias[k], v1 += prm.epilogue.bias[k + 1];
+    if (residual) v0 += to_float(residual[off]), v1 += to_float(residual[off + 1]);
+    store_pair(static_cast<T*>(prm.y) + off, apply_activation(prm.epilogue.act, v0),
+               apply_activation(prm.epilogue.act, v1));
+}
+
 // ThreadTile: accumulator (mi, ni) holds rows lane/4 and lane/4 + 8, channels 2*(lane%4) and +1 of its 16x8 tile.
 template <class T, int Index>
 __device__ __forceinline__ void store_tile(const ImplicitGemmParams& prm, int gemm_m, int block_m, int block_n,
@@ -188,8 +201,7 @@ __device__ __forceinline__ void store_tile(const ImplicitGemmParams& prm, int ge
                                            const float (&acc)[WarpTile<Index>::kMI][WarpTile<Index>::kNI][4]) {
     using Warp = WarpTile<Index>;
     const int k_total = prm.g.k;
-    const T* residual = static_cast<const T*>(prm.epilogue.residual);
-    T* y = static_cast<T*>(prm.y);
+    float* partial = prm.splits > 1 ? prm.partial + blockIdx.z * int64_t{gemm_m} * k_total : nullptr;
 #pragma unroll
     for (int mi = 0; mi < Warp::kMI; ++mi) {
 #pragma unroll
@@ -201,10 +213,11 @@ __device__ __forceinline__ void store_tile(const ImplicitGemmParams& prm, int ge
                 const int k = block_n + warp_n * Warp::kN + ni * 8 + (lane % 4) * 2;
                 if (k >= k_total) continue;
                 const int64_t off = int64_t{m} * k_total + k;
-                float v0 = acc[mi][ni][half * 2], v1 = acc[mi][ni][half * 2 + 1];
-                if (prm.epilogue.bias) v0 += prm.epilogue.bias[k], v1 += prm.epilogue.bias[k + 1];
-                if (residual) v0 += to_float(residual[off]), v1 += to_float(residual[off + 1]);
-                store_pair(y + off, apply_activation(prm.epilogue.act, v0), apply_activation(prm.epilogue.act, v1));
+                const float v0 = acc[mi][ni][half * 2], v1 = acc[mi][ni][half * 2 + 1];
+                if (partial)
+                    *reinterpret_cast<float2*>(partial + off) = make_float2(v0, v1);
+                else
+                    finish_pair<T>(prm, off, k, v0, v1);
             }
         }
     }
@@ -227,10 +240,14 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kern
 
     ARows<Index> rows;
     rows.init(g, gemm_m, block_m, threadIdx.x / Block::kChunks);
+    // This block's range of slices: all of them, or split blockIdx.z's (possibly empty: it then stores zeros).
+    const int all_slices = (gemm_k + Sl::kK - 1) / Sl::kK;
+    const int per_split = (all_slices + prm.splits - 1) / prm.splits;
+    const int first_slice = blockIdx.z * per_split;
+    const int slices = min(per_split, all_slices - first_slice);
     KCursor cur;
-    cur.init(g, threadIdx.x % Block::kChunks * Sl::kChunkElems);
+    cur.init(g, first_slice * Sl::kK + threadIdx.x % Block::kChunks * Sl::kChunkElems);
     float acc[Warp::kMI][Warp::kNI][4] = {};
-    const int slices = (gemm_k + Sl::kK - 1) / Sl::kK;
 
     // Prologue: slices 0 .. stages-2 in flight, one commit group each (empty past the end, to keep the count).
 #pragma unroll
@@ -264,6 +281,22 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kern
 #else
     __trap();  // built for an architecture without mma.sync m16n8k16 / cp.async: can_implement refuses it
 #endif
+}
+
+// Sums the splits' partial results in split order and finishes two channels per thread.
+template <class T>
+__global__ void split_k_reduce_kernel(ImplicitGemmParams prm) {
+    const int k_total = prm.g.k;
+    const int64_t elements = int64_t{prm.g.n} * prm.g.p * prm.g.q * k_total, pairs = elements / 2;
+    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < pairs; i += int64_t{gridDim.x} * blockDim.x) {
+        const int64_t off = 2 * i;
+        float v0 = 0.0f, v1 = 0.0f;
+        for (int z = 0; z < prm.splits; ++z) {
+            const float2 p = *reinterpret_cast<const float2*>(prm.partial + z * elements + off);
+            v0 += p.x, v1 += p.y;
+        }
+        finish_pair<T>(prm, off, static_cast<int>(off % k_total), v0, v1);
+    }
 }
 
 }  // namespace strata::cuda

@@ -2,6 +2,7 @@
 // implicit_gemm.cu): what they cover, config names, and the kernel object that prepares and launches a config.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -16,6 +17,23 @@ std::string implicit_gemm_config_name(int config) {
     if (config < 0 || config >= kImplicitGemmNumConfigs) return fmt::format("config {}", config);
     const ImplicitGemmConfig& c = kImplicitGemmConfigs[config];
     return fmt::format("{}x{}x{} w{}x{} s{}", c.bm, c.bn, c.bk, c.warps_m, c.warps_n, c.stages);
+}
+
+int implicit_gemm_splits(const ConvGeometry& g, DType dtype, int config, int sm_count) {
+    constexpr int kMinSlicesPerSplit = 4, kMaxSplits = 16;
+    const ImplicitGemmConfig& c = kImplicitGemmConfigs[config];
+    const int64_t tiles = (g.out_pixels() + c.bm - 1) / c.bm * ((g.k + c.bn - 1) / c.bn);
+    if (tiles == 0 || tiles >= sm_count) return 1;
+    const int64_t slice_elems = c.bk * 2 / static_cast<int64_t>(dtype_size(dtype));
+    const int64_t slices = (int64_t{g.r} * g.s * g.c + slice_elems - 1) / slice_elems;
+    int64_t splits = std::min<int64_t>({sm_count / tiles, slices / kMinSlicesPerSplit, kMaxSplits});
+    if (splits < 2) return 1;
+    const int64_t per_split = (slices + splits - 1) / splits;
+    return static_cast<int>((slices + per_split - 1) / per_split);  // no empty range
+}
+
+size_t implicit_gemm_workspace_bytes(const ConvGeometry& g, int splits) {
+    return splits > 1 ? static_cast<size_t>(splits) * g.out_pixels() * g.k * sizeof(float) : 0;
 }
 
 namespace {
@@ -62,9 +80,13 @@ public:
     ImplicitGemmKernel(const StepDesc& desc, int config)
         : desc_(desc),
           config_(config),
-          geometry_(desc.node->op == ir::OpKind::FullyConnected ? fc_geometry(desc) : conv_geometry(desc)) {
+          geometry_(desc.node->op == ir::OpKind::FullyConnected ? fc_geometry(desc) : conv_geometry(desc)),
+          splits_(implicit_gemm_splits(geometry_, desc.outputs[0].dtype, config,
+                                       desc.device ? desc.device->sm_count : 1)) {
         STRATA_CUDA_CHECK(implicit_gemm_prepare(desc.outputs[0].dtype, config), desc.name);
     }
+
+    size_t workspace_bytes() const override { return implicit_gemm_workspace_bytes(geometry_, splits_); }
 
     void launch(const StepBuffers& buffers, cudaStream_t stream) override {
         ImplicitGemmParams prm;
@@ -73,6 +95,10 @@ public:
         prm.w = buffers.inputs[1];
         prm.y = buffers.outputs[0];
         prm.epilogue = conv_epilogue(desc_, buffers);
+        prm.splits = splits_;
+        prm.partial = static_cast<float*>(buffers.workspace);
+        STRATA_ASSERT(splits_ == 1 || (prm.partial && aligned(prm.partial, 8)),
+                      "{}: split-K implicit GEMM needs its 8-byte aligned workspace", desc_.name);
         // cp.async moves 16-byte chunks and the epilogue stores channel pairs.
         const uintptr_t pair = 2 * dtype_size(desc_.outputs[0].dtype);
         STRATA_ASSERT(aligned(prm.x, 16) && aligned(prm.w, 16) && aligned(prm.y, pair),
@@ -80,12 +106,15 @@ public:
         implicit_gemm_launch(prm, desc_.outputs[0].dtype, config_, stream);
     }
 
-    std::string detail() const override { return implicit_gemm_config_name(config_); }
+    std::string detail() const override {
+        return implicit_gemm_config_name(config_) + (splits_ > 1 ? fmt::format(" split-k {}", splits_) : "");
+    }
 
 private:
     StepDesc desc_;
     int config_;
     ConvGeometry geometry_;
+    int splits_;
 };
 
 std::unique_ptr<CudaKernel> make_implicit_gemm(const StepDesc& desc, int config) {
