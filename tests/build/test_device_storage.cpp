@@ -1,0 +1,80 @@
+// test_device_storage.cpp: the GPU plan's dtype and layout per value (build/device_storage.h): one network layout,
+// Casts only at the edges and where a logical-order op meets a 4-D activation.
+#include <gtest/gtest.h>
+
+#include "build/device_storage.h"
+#include "ir/builder.h"
+#include "ir/shape_inference.h"
+#include "test_support.h"
+
+namespace strata::build {
+namespace {
+
+using strata::test::random_tensor;
+
+// x -> conv -> relu -> flatten -> fc -> logits; and conv's output also reshaped ([N,C,H,W] -> [N, C*H*W]).
+std::shared_ptr<ir::Graph> small_net(int64_t spatial) {
+    ir::Builder b("net");
+    ir::ValueId x = b.input("x", DType::f32, {2, 3, spatial, spatial});
+    ir::ValueId c = b.relu(b.conv(x, random_tensor(DType::f32, {4, 3, 3, 3}, 1), std::nullopt, ir::conv2d_attrs(3, 1, 1)));
+    ir::ValueId f = b.flatten(c);
+    b.output(b.linear(f, random_tensor(DType::f32, {5, 4 * spatial * spatial}, 2), std::nullopt), "logits");
+    auto g = b.finish();
+    ir::infer_shapes(*g);
+    return g;
+}
+
+size_t count_casts(const ir::Graph& g) {
+    size_t n = 0;
+    for (const auto& node : g.nodes()) n += node.op == ir::OpKind::Cast;
+    return n;
+}
+
+TEST(DeviceStorage, Fp16NhwcConvertsAtTheEdgesAndBeforeFlatten) {
+    auto g = small_net(5);
+    DeviceStorage s = assign_device_storage(*g, DType::f16, Layout::nhwc);
+    // input -> fp16 nhwc; conv output (nhwc) -> nchw for Flatten; fc output fp16 -> fp32 logits.
+    EXPECT_EQ(count_casts(*g), 3u);
+    EXPECT_EQ(g->nodes().front().op, ir::OpKind::Cast);
+    const ir::Value& logits = g->value(g->outputs()[0]);
+    EXPECT_EQ(logits.name, "logits");
+    EXPECT_EQ(logits.dtype, DType::f32);
+    for (const auto& node : g->nodes()) {
+        if (node.op == ir::OpKind::Conv) {
+            EXPECT_EQ(s.layouts[node.inputs[0]], Layout::nhwc);
+            EXPECT_EQ(s.layouts[node.outputs[0]], Layout::nhwc);
+            EXPECT_EQ(g->value(node.outputs[0]).dtype, DType::f16);
+            EXPECT_EQ(g->value(node.inputs[1]).dtype, DType::f32) << "constants keep their dtype";
+        }
+        if (node.op == ir::OpKind::Flatten) {
+            EXPECT_EQ(s.layouts[node.inputs[0]], Layout::rowmajor);
+        }
+    }
+    // Nodes stay in a valid order: every input is produced before it is read.
+    std::vector<bool> ready(g->num_values(), false);
+    for (ir::ValueId v : g->inputs()) ready[v] = true;
+    for (size_t v = 0; v < g->num_values(); ++v)
+        if (g->is_constant(static_cast<ir::ValueId>(v))) ready[v] = true;
+    for (const auto& node : g->nodes()) {
+        for (ir::ValueId in : node.inputs) EXPECT_TRUE(in == ir::kNoValue || ready[in]) << node.name;
+        for (ir::ValueId out : node.outputs) ready[out] = true;
+    }
+}
+
+TEST(DeviceStorage, Fp32NchwNeedsNoCasts) {
+    auto g = small_net(4);
+    DeviceStorage s = assign_device_storage(*g, DType::f32, Layout::nchw);
+    EXPECT_EQ(count_casts(*g), 0u);
+    for (Layout l : s.layouts) EXPECT_EQ(l, Layout::rowmajor);
+}
+
+TEST(DeviceStorage, OneByOneMapsMakeTheLayoutCastBytewise) {
+    auto g = small_net(1);
+    DeviceStorage s = assign_device_storage(*g, DType::f16, Layout::nhwc);
+    int bytewise = 0;
+    for (const auto& node : g->nodes()) bytewise += is_bytewise_cast(*g, s, node);
+    EXPECT_EQ(bytewise, 1) << "the nhwc -> nchw Cast of a [N,C,1,1] tensor moves nothing";
+}
+
+}  // namespace
+}  // namespace strata::build
