@@ -1,8 +1,15 @@
-// register_conv.cpp: the convolution family's tactics (filled in by the conv kernels' work).
-#include "backends/cuda/cuda_tactic.h"
+// register_conv.cpp: the convolution family's tactics (generic direct, tensor-core implicit GEMM, few-channel stem,
+// and the fully-connected kernels that reuse them).
+#include "backends/cuda/kernels/conv/conv_tactics.h"
 
 namespace strata::cuda {
 
-void register_conv_tactics(CudaTacticRegistry& /*registry*/) {}
+void register_conv_tactics(CudaTacticRegistry& registry) {
+    registry.add(direct_conv_tactic());
+    registry.add(fc_direct_tactic());
+    registry.add(implicit_gemm_conv_tactic());
+    registry.add(implicit_gemm_fc_tactic());
+    registry.add(direct_stem_tactic());
+}
 
 }  // namespace strata::cuda
