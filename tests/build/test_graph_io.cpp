@@ -108,8 +108,8 @@ std::shared_ptr<ir::Graph> mixed_ops_graph(uint64_t seed) {
     const ValueId h = b.unary(UnaryKind::HardSigmoid, c, 0.2f, 0.5f);
     const ValueId p = b.op(OpKind::Pad, {h}, PadAttrs{PadMode::reflect, std::vector<int64_t>{0, 0, 1, 2, 0, 0, 2, 1}});
     const ValueId t = b.op(OpKind::Transpose, {p}, TransposeAttrs{{0, 2, 3, 1}});
-    const ValueId s = b.op(OpKind::Slice, {t},
-                           SliceAttrs{std::vector<int64_t>{1, 0}, std::vector<int64_t>{-1, 5}, {1, 3}, {2, 1}});
+    const ValueId s =
+        b.op(OpKind::Slice, {t}, SliceAttrs{std::vector<int64_t>{1, 0}, std::vector<int64_t>{-1, 5}, {1, 3}, {2, 1}});
     const ValueId r = b.op(OpKind::Reduce, {s}, ReduceAttrs{ReduceKind::Max, {1}, false, false});
     const ValueId m = b.binary(BinaryKind::Mul, r, b.constant("k", test::random_tensor(DType::f32, {5}, seed + 1)));
     const ValueId f = b.flatten(m, 1);

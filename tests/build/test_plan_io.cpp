@@ -81,8 +81,7 @@ TEST(PlanIo, ZooPlanRoundTripsThroughAFileAndRunsIdentically) {
     std::remove(path.c_str());
     expect_same_plan(plan, back);
     const uint64_t seed = test::test_seed();
-    const std::map<std::string, Tensor> feeds = {
-        {"input", test::random_tensor(DType::f32, {1, 3, 224, 224}, seed)}};
+    const std::map<std::string, Tensor> feeds = {{"input", test::random_tensor(DType::f32, {1, 3, 224, 224}, seed)}};
     const auto want = backends::run_reference(plan.graph, feeds);
     const auto got = backends::run_reference(back.graph, feeds);
     ASSERT_EQ(got.count("logits"), 1u);
