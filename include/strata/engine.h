@@ -73,6 +73,9 @@ struct BuildOptions {
     int batch = 0;        ///< the batch size the Engine runs; 0 = the model's own, or 1 where the model's is dynamic
     int threads = 0;      ///< CPU worker threads; 0 = one per core
     bool optimize = true; ///< run the graph passes (folding, fusion); off only for debugging
+    /// GPU: the timing cache file ("" = $STRATA_TIMING_CACHE or ~/.cache/strata/timing.cache; "none" = none).
+    std::string timing_cache;
+    bool show_progress = false;  ///< GPU: print the tactic timing's progress to stderr
 };
 
 class Context;
@@ -81,6 +84,11 @@ class Context;
 class Engine {
 public:
     static Expected<Engine> build(const Model& model, const BuildOptions& options = {});
+    /// Loads a plan saved by save() (or `strata build`) without rebuilding. A plan built for another GPU, driver
+    /// generation, CUDA runtime or strata version is refused with a message that says what differs.
+    static Expected<Engine> load(const std::string& path);
+    /// Saves the plan: graph, chosen kernels, memory plan and weights, with the device and version it was built for.
+    Status save(const std::string& path) const;
 
     std::vector<TensorInfo> inputs() const;
     std::vector<TensorInfo> outputs() const;
@@ -106,6 +114,19 @@ class Context {
 public:
     /// Runs the network. Every graph input must be given with the Engine's shape and dtype.
     Expected<TensorMap> run(const TensorMap& inputs);
+    /// GPU engines: replays the network `iterations` times on the inputs of the last run() (after `warmup`
+    /// replays) and returns each replay's GPU time in milliseconds (CUDA events around CUDA graph replays).
+    Expected<std::vector<double>> time_device(int warmup, int iterations);
+
+    /// One step's measured time (`strata profile`).
+    struct StepTime {
+        std::string name, op, kernel;  ///< node name, op, chosen kernel (tactic and config)
+        double ms = 0;                 ///< median over the iterations (GPU: CUDA events around the step's launch)
+        double flops = 0, bytes = 0;   ///< the work and the fewest bytes the step moves (ir/cost.h)
+    };
+    /// GPU engines: times every step separately (no CUDA graph), `iterations` times after one warm-up, on the inputs
+    /// of the last run(); aliased view steps are left out.
+    Expected<std::vector<StepTime>> profile_steps(int iterations);
 
     Context(Context&&) noexcept;
     Context& operator=(Context&&) noexcept;

@@ -25,10 +25,18 @@ std::string describe_plan(const Plan& plan) {
     std::string r = fmt::format("plan for {} on {}, {}, batch {}: {} steps\n", plan.graph.name,
                                 plan.options.device.str(), precision_name(plan.options.precision), plan.batch,
                                 plan.steps.size());
+    if (plan.on_gpu())
+        r += fmt::format("device: {}; activations {} in {}\n", plan.device_name, dtype_name(plan.storage.compute),
+                         layout_name(plan.storage.layout));
     for (size_t i = 0; i < plan.steps.size(); ++i) {
         const Step& s = plan.steps[i];
         const ir::Node& node = plan.graph.nodes()[s.node];
-        const char* tactic = s.tactic ? s.tactic->name.c_str() : "(view: aliases its input)";
+        std::string tactic = "(view: aliases its input)";
+        if (s.tactic) tactic = s.tactic->name;
+        if (!s.device_tactic.empty()) {
+            tactic = s.device_tactic + (s.config ? fmt::format("#{}", s.config) : "");
+            if (s.measured_ms > 0) tactic += fmt::format(" {:.4f} ms", s.measured_ms);
+        }
         r += fmt::format("{:4}  {:<32} {:<18} {:<28} {}\n", i, node.name, ir::op_name(node.op), tactic,
                          output_shapes(plan.graph, node));
         if (!s.refused.empty()) r += fmt::format("      refused: {}\n", s.refused);

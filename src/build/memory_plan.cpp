@@ -68,12 +68,14 @@ Liveness compute_liveness(const ir::Graph& graph) {
 }
 
 // The view steps whose output can take over its input's buffer (NOTE [memory plan aliasing]); fills `root`.
-std::vector<bool> find_aliases(const ir::Graph& graph, const Liveness& live, std::vector<ir::ValueId>& root) {
+std::vector<bool> find_aliases(const ir::Graph& graph, const Liveness& live, std::vector<ir::ValueId>& root,
+                               const std::function<bool(const ir::Node&)>& is_view) {
     const auto& nodes = graph.nodes();
     std::vector<bool> aliased(nodes.size(), false);
     for (size_t s = 0; s < nodes.size(); ++s) {
         const ir::Node& node = nodes[s];
-        if (!is_view_op(node.op) || node.inputs.empty() || node.outputs.empty()) continue;
+        bool view = is_view ? is_view(node) : is_view_op(node.op);
+        if (!view || node.inputs.empty() || node.outputs.empty()) continue;
         bool extra_outputs = std::any_of(node.outputs.begin() + 1, node.outputs.end(),
                                          [](ir::ValueId v) { return v != ir::kNoValue; });
         ir::ValueId in = node.inputs[0], out = node.outputs[0];
@@ -116,12 +118,13 @@ std::vector<size_t> assign_offsets(const std::vector<BufferRequest>& requests, s
     return offsets;
 }
 
-MemoryPlan plan_memory(const ir::Graph& graph, bool allow_aliasing) {
+MemoryPlan plan_memory(const ir::Graph& graph, bool allow_aliasing,
+                       const std::function<bool(const ir::Node&)>& is_view) {
     Liveness live = compute_liveness(graph);
     std::vector<ir::ValueId> root(graph.num_values());
     std::iota(root.begin(), root.end(), ir::ValueId{0});
     MemoryPlan plan;
-    plan.aliased = allow_aliasing ? find_aliases(graph, live, root) : std::vector<bool>(graph.nodes().size(), false);
+    plan.aliased = allow_aliasing ? find_aliases(graph, live, root, is_view) : std::vector<bool>(graph.nodes().size(), false);
 
     // One request per alias group, spanning its members' lifetimes.
     std::vector<int> request_of(graph.num_values(), -1);

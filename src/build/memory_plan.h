@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ir/graph.h"
@@ -37,7 +38,9 @@ struct MemoryPlan {
 
 /// Plans the activations of `graph` (steps are its nodes, in order). Every value a node produces must have a fully
 /// known shape; an unknown dimension is an unsupported dynamic shape.
-MemoryPlan plan_memory(const ir::Graph& graph, bool allow_aliasing = true);
+/// `is_view` says which steps may alias their first input (default: is_view_op of the node's op).
+MemoryPlan plan_memory(const ir::Graph& graph, bool allow_aliasing = true,
+                       const std::function<bool(const ir::Node&)>& is_view = nullptr);
 
 /// True for the ops whose output is their first input's bytes under another shape.
 bool is_view_op(ir::OpKind op);

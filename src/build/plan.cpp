@@ -13,8 +13,10 @@ namespace strata::build {
 namespace {
 
 void check_options(const BuildOptions& options) {
-    if (options.device.kind == Device::Kind::cuda) STRATA_UNSUPPORTED("the CUDA backend is not built yet (--device cpu)");
-    if (options.precision != Precision::fp32)
+    bool gpu = options.device.kind == Device::Kind::cuda;
+    if (gpu && options.precision == Precision::int8)
+        STRATA_UNSUPPORTED("precision int8 on the GPU (fp32, tf32, fp16 and bf16 are implemented)");
+    if (!gpu && options.precision != Precision::fp32)
         STRATA_UNSUPPORTED("precision {} on the CPU (only fp32 is implemented)", precision_name(options.precision));
     STRATA_CHECK(options.batch >= 0, StatusCode::invalid_argument, "batch size {} is negative (0 = the model's own)",
                  options.batch);
@@ -56,7 +58,8 @@ std::vector<Step> choose_tactics(const Plan& plan) {
     std::vector<Step> steps;
     const auto& nodes = plan.graph.nodes();
     for (size_t i = 0; i < nodes.size(); ++i) {
-        Step step{i, nullptr, {}};
+        Step step;
+        step.node = i;
         if (!plan.memory.aliased[i])
             step.tactic = select_tactic(registry, plan.graph, nodes[i], backends::Backend::cpu, step.refused);
         steps.push_back(std::move(step));
@@ -84,6 +87,10 @@ Plan build_plan(const ir::Graph& graph, const BuildOptions& options) {
     else
         ir::infer_shapes(plan.graph);
     ir::verify(plan.graph);
+    if (plan.on_gpu()) {
+        build_gpu_steps(plan);
+        return plan;
+    }
     plan.memory = plan_memory(plan.graph);
     plan.steps = choose_tactics(plan);
     return plan;

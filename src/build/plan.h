@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/kernel.h"
+#include "build/device_storage.h"
 #include "build/memory_plan.h"
 #include "ir/graph.h"
 #include "strata/engine.h"
@@ -16,17 +17,29 @@ namespace strata::build {
 /// One node of the graph and the kernel that runs it.
 struct Step {
     size_t node = 0;                            ///< index into Plan::graph.nodes()
-    const backends::Tactic* tactic = nullptr;   ///< null only for an aliased view step (nothing runs)
+    const backends::Tactic* tactic = nullptr;   ///< CPU plans: null only for an aliased view step (nothing runs)
+    std::string device_tactic;                  ///< GPU plans: the CudaTactic's name; "" for an aliased step
+    int config = 0;                             ///< GPU plans: the tactic's configuration
+    double measured_ms = 0;                     ///< GPU plans: the winner's time when the builder timed candidates
+    int candidates = 0;                         ///< GPU plans: how many (tactic, config) pairs could run the step
     std::string refused;                        ///< why faster tactics were not chosen ("name: reason; ..."), or ""
 };
 
 struct Plan {
-    ir::Graph graph;  ///< optimised, shapes inferred, batch fixed
+    ir::Graph graph;  ///< optimised, shapes inferred, batch fixed (GPU plans: rewritten by assign_device_storage)
     std::vector<Step> steps;
     MemoryPlan memory;
     BuildOptions options;
     int64_t batch = 1;
+    DeviceStorage storage;    ///< GPU plans: the activations' dtype and layout
+    std::string device_name;  ///< GPU plans: the device it was built for (DeviceInfo::summary)
+
+    bool on_gpu() const { return options.device.kind == Device::Kind::cuda; }
 };
+
+/// The GPU half of build_plan (build/cuda/): assigns device storage, plans memory and chooses a timed tactic for
+/// every step. The CPU-only build provides a version that throws "strata was built without CUDA".
+void build_gpu_steps(Plan& plan);
 
 /// Copies the graph, fixes the batch, infers shapes, runs the passes (when options.optimize), verifies, picks a
 /// tactic per node and plans memory. Throws strata::Error for what cannot be built (CUDA, a precision other than

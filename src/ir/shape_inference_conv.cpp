@@ -168,7 +168,11 @@ void infer_conv(NodeContext& ctx) {
     Window w{a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end, a.auto_pad};
     fill_defaults(ctx, w, n);
     resolve_auto_pad(w, x);
-    ctx.set_output(0, ctx.dtype(0), window_output(ctx, w, x, wt[0], false));
+    Shape y = window_output(ctx, w, x, wt[0], false);
+    if (ctx.has_input(3))
+        STRATA_CHECK(ctx.shape(3) == y, StatusCode::invalid_argument, "{}: residual {} does not match the output {}",
+                     ctx.label(), shape_str(ctx.shape(3)), shape_str(y));
+    ctx.set_output(0, ctx.dtype(0), y);
 }
 
 void infer_conv_transpose(NodeContext& ctx) {

@@ -20,7 +20,7 @@ struct Arity {
 // Inputs past the data inputs are ONNX's parameter inputs (NOTE [constant parameters]) until they are absorbed.
 Arity arity(const Node& node) {
     switch (node.op) {
-        case OpKind::Conv:
+        case OpKind::Conv: return {2, 4, 1, 1};  // Z: a residual added before the activation (fuse_conv_residual)
         case OpKind::ConvTranspose:
         case OpKind::Gemm:
         case OpKind::FullyConnected: return {2, 3, 1, 1};

@@ -9,17 +9,18 @@
 
 #include "build/plan.h"
 #include "core/thread_pool.h"
+#include "runtime/runner.h"
 #include "strata/tensor.h"
 
 namespace strata::runtime {
 
-class Executor {
+class Executor final : public Runner {
 public:
     explicit Executor(std::shared_ptr<const build::Plan> plan);
 
     /// Runs every step. `inputs` must hold each graph input with its planned dtype and shape (checked by the
     /// caller: see check_inputs). Returns the graph outputs as fresh tensors, by name.
-    std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs);
+    std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs) override;
 
 private:
     void run_step(const build::Step& step);

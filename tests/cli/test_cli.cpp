@@ -140,9 +140,8 @@ TEST_F(CliTest, ZooListsEveryBuiltInNetworkOnItsOwnLine) {
     }
 }
 
-TEST_F(CliTest, BuildAndProfileSayNotYetAvailable) {
-    expect_one_line_error("build model.onnx -o model.plan", "not yet available: needs the CUDA backend (issue 3)");
-    expect_one_line_error("profile mobilenet_v2", "not yet available: needs the CUDA backend (issue 3)");
+TEST_F(CliTest, ProfileOnTheCpuSaysItTimesGpuSteps) {
+    expect_one_line_error("profile mobilenet_v2 --device cpu", "strata profile times GPU steps (use --device cuda)");
 }
 
 // ------------------------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 
 #include "build/plan.h"
 #include "commands.h"
+#include "core/check.h"
 #include "ir/cost.h"
 #include "model_loading.h"
 
@@ -36,11 +37,20 @@ std::string si(double v) {
     return u == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}{}", v, units[u]);
 }
 
+std::string kernel_name(const build::Step& s) {
+    if (s.tactic) return s.tactic->name;
+    if (!s.device_tactic.empty()) return s.config ? fmt::format("{}#{}", s.device_tactic, s.config) : s.device_tactic;
+    return "(view, aliased)";
+}
+
 std::string megabytes(double bytes) { return fmt::format("{:.2f} MB", bytes / (1 << 20)); }
 
 void inspect(const InspectFlags& f) {
     LoadedModel model = load_model(f.model);
-    const build::Plan plan = build::build_plan(model.model.graph(), build_options(f.build, f.batch));
+    STRATA_CHECK(model.model.has_value(), StatusCode::invalid_argument,
+                 "{}: inspect reads models (.onnx or zoo names); `strata profile {}` times a saved plan's steps",
+                 f.model, f.model);
+    const build::Plan plan = build::build_plan(model.model->graph(), build_options(f.build, f.batch));
     const ir::Graph& g = plan.graph;
     size_t name_width = 4;
     for (const build::Step& s : plan.steps) name_width = std::max(name_width, g.nodes()[s.node].name.size());
@@ -60,7 +70,7 @@ void inspect(const InspectFlags& f) {
         total.params += c.params;
         std::printf("%4zu  %-*s  %-18s %-20s %9s %9s %9s  %s\n", i, static_cast<int>(name_width), node.name.c_str(),
                     ir::op_name(node.op), output_shapes(g, node).c_str(), si(c.flops).c_str(), si(c.bytes).c_str(),
-                    si(static_cast<double>(c.params)).c_str(), s.tactic ? s.tactic->name.c_str() : "(view, aliased)");
+                    si(static_cast<double>(c.params)).c_str(), kernel_name(s).c_str());
     }
     std::printf("total: %s FLOPs, %s moved, %s params\n", si(total.flops).c_str(), megabytes(total.bytes).c_str(),
                 si(static_cast<double>(total.params)).c_str());

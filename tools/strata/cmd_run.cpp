@@ -158,10 +158,14 @@ void write_outputs(const std::string& path, const TensorMap& outputs) {
 
 void run(const RunFlags& f) {
     LoadedModel model = load_model(f.model);
-    check_output_name(f.output, model.model.outputs().size());
-    const std::vector<TensorInfo> infos = model.model.inputs();
+    // A plan is loaded first (its inputs are the plan's); a model is built once the inputs fix the batch.
+    std::optional<Engine> loaded;
+    if (!model.model) loaded = build_engine(model, build_options(f.build, f.batch), &f.build);
+    check_output_name(f.output, loaded ? loaded->outputs().size() : model.model->outputs().size());
+    const std::vector<TensorInfo> infos = loaded ? loaded->inputs() : model.model->inputs();
     const GivenInputs given = read_inputs(f, infos);
-    Engine engine = build_engine(model, build_options(f.build, batch_to_build(f, given)));
+    Engine engine = loaded ? std::move(*loaded)
+                           : build_engine(model, build_options(f.build, batch_to_build(f, given)), &f.build);
     const TensorMap feeds = complete_inputs(engine, given);
     Context context = engine.make_context().value();
     TensorMap outputs = context.run(feeds).value();

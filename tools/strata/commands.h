@@ -18,7 +18,7 @@ Subcommand add_run_command(CLI::App& app);
 Subcommand add_bench_command(CLI::App& app);
 Subcommand add_inspect_command(CLI::App& app);
 Subcommand add_zoo_command(CLI::App& app);
-/// `build` and `profile`: listed in --help, answered with "not yet available" until the CUDA backend lands.
+/// `build` saves a plan; `profile` times each step on the GPU.
 Subcommand add_build_command(CLI::App& app);
 Subcommand add_profile_command(CLI::App& app);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <unistd.h>
 
 #include "core/check.h"
 #include "zoo/zoo.h"
@@ -29,8 +30,8 @@ LoadedModel load_model(const std::string& spec) {
     std::error_code ec;
     const bool exists = fs::exists(spec, ec);
     if (ends_with(spec, ".plan")) {
-        STRATA_THROW(StatusCode::unsupported, "{}: loading a .plan is not yet available: needs the CUDA backend "
-                                              "(issue 3); give a .onnx file or a zoo name", spec);
+        STRATA_CHECK(exists, StatusCode::not_found, "{}: no such plan file", spec);
+        return {std::nullopt, fs::path(spec).stem().string(), spec};
     }
     if (exists || ends_with(spec, ".onnx") || spec.find('/') != std::string::npos) {
         STRATA_CHECK(exists, StatusCode::not_found, "{}: no such model file", spec);
@@ -66,12 +67,19 @@ void add_model_argument(CLI::App& cmd, std::string& model) {
 }
 
 void add_build_flags(CLI::App& cmd, BuildFlags& flags) {
-    cmd.add_option("--device", flags.device, "where to run: cpu, cuda or cuda:N")->capture_default_str();
-    cmd.add_option("--precision", flags.precision, "arithmetic of convolutions and GEMMs: fp32, tf32, fp16, bf16, int8")
-        ->capture_default_str();
+    flags.device_option =
+        cmd.add_option("--device", flags.device, "where to run: cpu, cuda or cuda:N")->capture_default_str();
+    flags.precision_option =
+        cmd.add_option("--precision", flags.precision,
+                       "arithmetic of convolutions and GEMMs: fp32, tf32 (fp32 data, TF32 tensor cores), fp16, bf16, "
+                       "int8; on the GPU, activations are stored in fp16/bf16 for those precisions")
+            ->capture_default_str();
     cmd.add_option("--threads", flags.threads, "CPU worker threads (0 = one per core)")
         ->capture_default_str()
         ->check(at_least(0));
+    cmd.add_option("--timing-cache", flags.timing_cache,
+                   "GPU: file of measured kernel times that makes later builds fast (default "
+                   "$STRATA_TIMING_CACHE or ~/.cache/strata/timing.cache; 'none' = no cache)");
 }
 
 BuildOptions build_options(const BuildFlags& flags, int batch) {
@@ -86,11 +94,26 @@ BuildOptions build_options(const BuildFlags& flags, int batch) {
     options.precision = *precision;
     options.threads = flags.threads;
     options.batch = batch;
+    options.timing_cache = flags.timing_cache;
+    options.show_progress = options.device.kind == Device::Kind::cuda && isatty(STDERR_FILENO);
     return options;
 }
 
-Engine build_engine(const LoadedModel& model, const BuildOptions& options) {
-    return Engine::build(model.model, options).value();
+Engine build_engine(const LoadedModel& model, const BuildOptions& options, const BuildFlags* flags) {
+    if (model.plan_path.empty()) return Engine::build(*model.model, options).value();
+    Engine engine = Engine::load(model.plan_path).value();
+    const BuildOptions& built = engine.options();
+    auto differs = [&](const char* what, const std::string& asked, const std::string& plan) {
+        STRATA_CHECK(asked == plan, StatusCode::invalid_argument,
+                     "{}: the plan was built for {} {}, not {} (build another plan with `strata build`)",
+                     model.plan_path, what, plan, asked);
+    };
+    if (flags && flags->device_option && flags->device_option->count())
+        differs("device", options.device.str(), built.device.str());
+    if (flags && flags->precision_option && flags->precision_option->count())
+        differs("precision", precision_name(options.precision), precision_name(built.precision));
+    if (options.batch > 0) differs("batch", std::to_string(options.batch), std::to_string(built.batch));
+    return engine;
 }
 
 }  // namespace strata::cli

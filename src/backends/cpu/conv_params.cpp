@@ -32,6 +32,7 @@ Conv2dParams conv2d_params(const ir::ConvAttrs& a, const Shape& x, const Shape& 
 std::string conv2d_reason(const ir::Graph& graph, const ir::Node& node, const char* tactic) {
     if (std::string r = require_f32(graph, node, tactic); !r.empty()) return r;
     if (std::string r = require_static_shapes(graph, node, tactic); !r.empty()) return r;
+    if (node.input(3) != ir::kNoValue) return fmt::format("{}: no fused residual input (GPU plans only)", tactic);
     const Shape& x = graph.value(node.input(0)).shape;
     const Shape& w = graph.value(node.input(1)).shape;
     if (x.size() != 3 && x.size() != 4)

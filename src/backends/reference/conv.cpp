@@ -55,7 +55,8 @@ void conv_kernel(const ir::Node& node, Inputs inputs, Outputs outputs, const Ker
     const Tensor& x = required_input(node, inputs, 0);
     const Tensor& w = required_input(node, inputs, 1);
     const Tensor* b = inputs.size() > 2 && inputs[2].defined() ? &inputs[2] : nullptr;
-    for (const Tensor* t : {&x, &w, b})
+    const Tensor* z = inputs.size() > 3 && inputs[3].defined() ? &inputs[3] : nullptr;
+    for (const Tensor* t : {&x, &w, b, z})
         if (t) require_dtype(node, *t, {DType::f32});
     Tensor& y = outputs[0];
     ConvProblem p = conv_problem(node, x, w, y);
@@ -78,8 +79,9 @@ void conv_kernel(const ir::Node& node, Inputs inputs, Outputs outputs, const Ker
                         accumulate_tap(s, plane, wk[kh * s.k_w + kw], kh, kw, acc.data());
             }
             float* out = y.data<float>() + (n * p.out_c + m) * out_plane;
+            const float* residual = z ? z->data<float>() + (n * p.out_c + m) * out_plane : nullptr;
             for (int64_t i = 0; i < out_plane; ++i) {
-                float v = static_cast<float>(acc[i]);
+                float v = static_cast<float>(residual ? acc[i] + residual[i] : acc[i]);
                 out[i] = activation ? apply_unary(*activation, v) : v;
             }
         }

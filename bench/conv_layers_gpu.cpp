@@ -1,0 +1,167 @@
+// conv_layers_gpu.cpp: strata's own convolution kernels against cuDNN, layer by layer (issue 3, acceptance 4).
+// Takes the distinct 1x1 and 3x3 convolutions of a zoo network (default resnet50) at a batch size (default 64),
+// and for each layer times every configuration of every Conv tactic that can run it, at fp16 in NHWC (or the
+// --precision / --layout given). Each timing is a CUDA graph of 20 launches, replayed; the median of 15 replays
+// per launch. Prints per layer: shape, GFLOP, strata's best (tactic#config), cuDNN's best, the ratio
+// strata / cuDNN and TFLOP/s; then the worst and the geometric mean ratio.
+//     conv_layers_gpu [--model resnet50] [--batch 64] [--precision fp16|bf16|fp32|tf32] [--layout nhwc|nchw]
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_tactic.h"
+#include "backends/cuda/device_buffer.h"
+#include "backends/cuda/kernels/common/fill_random.h"
+#include "backends/cuda/param_forms.h"
+#include "backends/cuda/host_pack.h"
+#include "ir/cost.h"
+#include "passes/pass.h"
+#include "zoo/zoo.h"
+
+using namespace strata;
+
+namespace {
+
+struct Options {
+    std::string model = "resnet50";
+    int batch = 64;
+    std::string precision = "fp16";
+    std::string layout = "nhwc";
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string k = argv[i], v = argv[i + 1];
+        if (k == "--model") o.model = v;
+        else if (k == "--batch") o.batch = std::atoi(v.c_str());
+        else if (k == "--precision") o.precision = v;
+        else if (k == "--layout") o.layout = v;
+        else throw std::runtime_error("unknown flag " + k);
+    }
+    return o;
+}
+
+// A key that identifies a layer's shape, so repeated blocks are timed once.
+std::string layer_key(const ir::Graph& g, const ir::Node& n) {
+    const auto& a = n.attr<ir::ConvAttrs>();
+    return fmt::format("{} w{} s{} p{} g{}", shape_str(g.value(n.inputs[0]).shape), shape_str(g.value(n.inputs[1]).shape),
+                       a.strides[0], a.pads_begin[0], a.group);
+}
+
+double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream) {
+    kernel.launch(buffers, stream);
+    cuda::check_launch("warm-up");
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "warm-up");
+    constexpr int kLaunches = 20;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
+    for (int i = 0; i < kLaunches; ++i) kernel.launch(buffers, stream);
+    STRATA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph), "capture");
+    STRATA_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    cuda::Event start, end;
+    std::vector<double> ms;
+    STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream), "replay");
+    for (int r = 0; r < 15; ++r) {
+        start.record(stream);
+        STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream), "replay");
+        end.record(stream);
+        STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "replay");
+        ms.push_back(end.elapsed_since(start) / kLaunches);
+    }
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+struct Best {
+    double ms = 0;
+    std::string name;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    Options o = parse(argc, argv);
+    DType dtype = o.precision == "fp16" ? DType::f16 : o.precision == "bf16" ? DType::bf16 : DType::f32;
+    Layout layout = o.layout == "nhwc" ? Layout::nhwc : Layout::nchw;
+    auto graph = zoo::build(o.model);
+    passes::set_batch(*graph, o.batch);
+    passes::run_pipeline(*graph, passes::default_pipeline());
+    const cuda::DeviceInfo& info = cuda::device_info(0);
+    cuda::set_device(0);
+    cuda::Stream stream;
+    std::printf("%s conv layers, batch %d, %s %s, on %s\n", o.model.c_str(), o.batch, o.precision.c_str(),
+                o.layout.c_str(), info.summary().c_str());
+    std::printf("%-44s %8s %10s %-34s %10s %-26s %7s %8s\n", "layer (input, weight, stride, pad, group)", "GFLOP",
+                "strata ms", "strata kernel", "cuDNN ms", "cuDNN kernel", "ratio", "TFLOP/s");
+    std::map<std::string, bool> seen;
+    double log_sum = 0, worst = 0;
+    int count = 0;
+    for (const ir::Node& node : graph->nodes()) {
+        if (node.op != ir::OpKind::Conv) continue;
+        int64_t k = node.attr<ir::ConvAttrs>().kernel[0];
+        if (k != 1 && k != 3) continue;
+        std::string key = layer_key(*graph, node);
+        if (seen[key]) continue;
+        seen[key] = true;
+        cuda::StepDesc desc;
+        desc.node = &node;
+        desc.name = node.name;
+        desc.device = &info;
+        desc.allow_tf32 = o.precision == "tf32";
+        std::vector<cuda::DeviceBuffer> buffers;
+        cuda::StepBuffers sb;
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+            const ir::Value& v = graph->value(node.inputs[i]);
+            desc.inputs.push_back(cuda::value_desc(v, dtype, layout, cuda::keeps_float32(node, i)));
+            buffers.emplace_back(desc.inputs.back().bytes());
+            cuda::fill_random(buffers.back().data(), desc.inputs.back().dtype, desc.inputs.back().numel(), 7 + i,
+                              stream.get());
+            sb.inputs.push_back(buffers.back().data());
+        }
+        desc.outputs.push_back(cuda::value_desc(graph->value(node.outputs[0]), dtype, layout));
+        buffers.emplace_back(desc.outputs[0].bytes());
+        sb.outputs.push_back(buffers.back().data());
+        Best own, lib;
+        for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(ir::OpKind::Conv)) {
+            for (int c = 0; c < t->num_configs; ++c) {
+                if (t->can_implement && !t->can_implement(desc, c).empty()) continue;
+                try {
+                    auto kernel = t->make(desc, c);
+                    cuda::DeviceBuffer ws(kernel->workspace_bytes());
+                    sb.workspace = ws.data();
+                    double ms = time_kernel(*kernel, sb, stream.get());
+                    Best& b = t->from_library ? lib : own;
+                    if (b.name.empty() || ms < b.ms) b = {ms, fmt::format("{}#{}", t->name, c)};
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "  %s#%d failed: %s\n", t->name.c_str(), c, e.what());
+                }
+            }
+        }
+        double gflop = ir::node_cost(*graph, node).flops / 1e9;
+        double ratio = own.ms > 0 && lib.ms > 0 ? own.ms / lib.ms : 0;
+        if (ratio > 0) {
+            log_sum += std::log(ratio);
+            worst = std::max(worst, ratio);
+            ++count;
+        }
+        std::printf("%-44.44s %8.2f %10.4f %-34.34s %10.4f %-26.26s %7.3f %8.1f\n", key.c_str(), gflop, own.ms,
+                    own.name.c_str(), lib.ms, lib.name.c_str(), ratio, own.ms > 0 ? gflop / own.ms : 0.0);
+    }
+    if (count)
+        std::printf("strata / cuDNN over %d layers: geometric mean %.3f, worst %.3f\n", count,
+                    std::exp(log_sum / count), worst);
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "conv_layers_gpu: %s\n", e.what());
+    return 1;
+}

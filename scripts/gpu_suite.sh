@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine through the device tool, from the repository root, with .device carried (made here by
+# scripts/pack_device.sh). Stages, in the order given (default: tests models):
+#   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
+#   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck
+#   bench     strata bench on the shared models, fp16, batch 1 and 64
+#   peers     bench/peers.py: PyTorch eager / CUDA graph / torch.compile against strata, same run
+# Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models).
+set -uo pipefail
+root=$(pwd)
+out=${OUT:-/tmp/strata_out}
+mkdir -p "$out"
+export STRATA_SHARED=/tmp/strata_shared STRATA_TIMING_CACHE=/tmp/strata_timing.cache
+models="$STRATA_SHARED/models"
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=(tests models)
+started=$(date +%s)
+note() { echo "=== $* ($(( $(date +%s) - started )) s)"; }
+
+# The CTest files name the build machine's absolute paths (/work/main/build/...): make them resolve here.
+tar -xJf .device/bin.tar.xz
+if [[ "$root" != /work/main ]]; then mkdir -p /work && rm -rf /work/main && ln -s "$root" /work/main; fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+
+export_models() {  # NAME... in parallel, each skipped when present
+    mkdir -p "$models"
+    for m in "$@"; do
+        [[ -e "$models/$m.logits.npy" ]] || python3 .device/export.py "$models" "$m" > "$out/export_$m.log" 2>&1 &
+    done
+    wait
+}
+
+shared=(squeezenet1_1 mobilenet_v2 shufflenet_v2_x1_0 efficientnet_b0 googlenet)
+extra=(resnet18 resnet50 mobilenet_v3_large regnet_y_400mf mnasnet1_0 densenet121)
+for stage in "${stages[@]}"; do
+    case $stage in
+        tests)
+            note "GPU kernel tests"
+            ctest --test-dir build -L gpu -E GpuModels --output-on-failure -j4 2>&1 | tee "$out/ctest_kernels.log" | tail -40
+            ;;
+        models)
+            note "export models"; export_models "${shared[@]}" "${extra[@]}"; ls "$models" | wc -l
+            note "GPU model tests"
+            ctest --test-dir build -L gpu -R GpuModels --output-on-failure -j2 -V 2>&1 | grep -E "\[ model \]|Passed|Failed|tests passed|FAIL|error" | tee "$out/ctest_models.log" | tail -80
+            ;;
+        sanitize)
+            for tool in memcheck racecheck; do
+                note "compute-sanitizer $tool"
+                compute-sanitizer --tool $tool --error-exitcode 1 build/tests/test_gpu --gtest_filter='-GpuModels*' \
+                    > "$out/sanitize_$tool.log" 2>&1
+                echo "$tool exit $?"; tail -5 "$out/sanitize_$tool.log"
+            done
+            ;;
+        bench)
+            export_models "${shared[@]}" resnet18 resnet50
+            for m in "${shared[@]}" resnet18 resnet50; do
+                note "bench $m"
+                build/strata bench "$models/$m.onnx" --device cuda --precision fp16 --batch 1,64 \
+                    --json "$out/bench_$m.json" 2>&1 | tail -3
+            done
+            ;;
+        peers)
+            note "peers"
+            PYTHONUNBUFFERED=1 python3 bench/peers.py --strata build/strata --onnx-dir /tmp/strata_peers \
+                --json "$out/peers.json" 2>&1 | tee "$out/peers.log" | tail -40
+            ;;
+        *) echo "unknown stage $stage"; exit 2 ;;
+    esac
+done
+note "done"

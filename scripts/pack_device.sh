@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Packs what a GPU run needs into .device/ (git-ignored; name it in the device tool's `carry`): the strata tool,
+# the GPU test executable with its CTest files, the bench programs, and shared/models/export.py, which re-creates
+# the models there (shared/ does not travel). Binaries go in one xz archive: the device call carries at most 64 MiB.
+# Then, on the GPU machine: scripts/gpu_suite.sh (see there).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+mkdir -p .device
+cp ../shared/models/export.py .device/export.py 2>/dev/null || true
+files=("$build/strata" "$build/CTestTestfile.cmake" "$build/tests/CTestTestfile.cmake")
+for f in "$build"/tests/test_gpu "$build"/tests/test_gpu\[*\]_*.cmake "$build"/bench/*_gpu; do
+    [[ -e "$f" ]] && files+=("$f")
+done
+rm -f .device/bin.tar.xz
+tar -cf - "${files[@]}" | xz -T2 -6 > .device/bin.tar.xz
+ls -la .device/bin.tar.xz
+echo "packed: ${files[*]}"

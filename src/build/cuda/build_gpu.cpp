@@ -1,0 +1,189 @@
+// build_gpu.cpp: the GPU half of build_plan. After the passes: give every activation its device dtype and layout,
+// plan the arena (aliasing views and byte-identical Casts), then for each step time every (tactic, config) that
+// can run it on the real shapes, on a trial arena of random data, and keep the fastest. Times come from (and go to)
+// the timing cache, so a second build of the same network mostly skips the GPU.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/kernels/common/fill_random.h"
+#include "build/cuda/timing_cache.h"
+#include "build/plan.h"
+#include "core/check.h"
+#include "ir/verify.h"
+#include "passes/pass.h"
+#include "passes/passes.h"
+#include "runtime/cuda/step_binding.h"
+
+namespace strata::build {
+
+namespace {
+
+Layout network_layout(DType compute) {
+    if (const char* env = std::getenv("STRATA_LAYOUT"); env && *env) {
+        std::string v = env;
+        STRATA_CHECK(v == "nchw" || v == "nhwc", StatusCode::invalid_argument, "STRATA_LAYOUT={}: use nchw or nhwc", v);
+        return v == "nhwc" ? Layout::nhwc : Layout::nchw;
+    }
+    return compute == DType::f32 ? Layout::nchw : Layout::nhwc;
+}
+
+std::string timing_key(const cuda::DeviceInfo& info, const cuda::CudaTactic& tactic, int config,
+                       const cuda::StepDesc& desc) {
+    std::string key = fmt::format("{}|sm{}|drv{}|rt{}|{}|{}|{}|{}|{}|tf32={}", info.name, info.compute_capability(),
+                                  info.driver_version, info.runtime_version, STRATA_VERSION, tactic.name, config,
+                                  ir::op_name(desc.node->op), desc.name, desc.allow_tf32);
+    for (const auto& d : desc.inputs) key += "|" + d.str();
+    for (const auto& d : desc.outputs) key += "|>" + d.str();
+    return key;
+}
+
+// The trial arena and inputs hold random values; integer values get zeros (they may be indices).
+void fill_trial_memory(const Plan& plan, const runtime::ActivationMemory& memory, cudaStream_t stream) {
+    const ir::Graph& graph = plan.graph;
+    for (size_t v = 0; v < graph.num_values(); ++v) {
+        auto id = static_cast<ir::ValueId>(v);
+        const ir::Value& value = graph.value(id);
+        if (value.constant) continue;
+        bool in_memory = graph.is_graph_input(id) || plan.memory.offsets[v] != MemoryPlan::kNotInArena;
+        if (!in_memory) continue;
+        cuda::fill_random(memory.pointer(plan, id), value.dtype, shape_numel(value.shape), 1000 + v, stream);
+    }
+}
+
+// Per-launch milliseconds: one checked warm-up, then the best of three timed batches of launches.
+double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream,
+                   const std::string& what) {
+    kernel.launch(buffers, stream);
+    cuda::check_launch(what);
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+    cuda::Event start, end;
+    int launches = 3;
+    double best = 1e30;
+    for (int trial = 0; trial < 3; ++trial) {
+        start.record(stream);
+        for (int i = 0; i < launches; ++i) kernel.launch(buffers, stream);
+        end.record(stream);
+        STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), what);
+        double ms = end.elapsed_since(start) / launches;
+        best = std::min(best, ms);
+        if (trial == 0 && ms < 0.2) launches = std::min(50, static_cast<int>(0.5 / std::max(ms, 1e-3)) + 1);
+    }
+    return best;
+}
+
+struct Selector {
+    Plan& plan;
+    const cuda::DeviceInfo& info;
+    std::vector<cuda::StepDesc> descs;
+    runtime::GpuWeights weights;
+    runtime::ActivationMemory memory;
+    cuda::Stream stream;
+    cuda::DeviceBuffer workspace;
+    TimingCache cache;
+
+    Selector(Plan& p, const cuda::DeviceInfo& i)
+        : plan(p), info(i), descs(runtime::make_step_descs(p, i)), weights(p, descs), memory(p),
+          cache(TimingCache::resolve_path(p.options.timing_cache)) {}
+
+    double measure(const cuda::CudaTactic& t, int config, size_t s, std::string& refused) {
+        const cuda::StepDesc& desc = descs[s];
+        std::string key = timing_key(info, t, config, desc);
+        if (auto ms = cache.find(key)) return *ms;
+        try {
+            auto kernel = t.make(desc, config);
+            if (kernel->workspace_bytes() > workspace.bytes())
+                workspace = cuda::DeviceBuffer(kernel->workspace_bytes(), "a trial workspace");
+            cuda::StepBuffers buffers = runtime::bind_buffers(plan, desc, s, memory, weights);
+            buffers.workspace = workspace.data();
+            double ms = time_kernel(*kernel, buffers, stream.get(), fmt::format("timing {} on '{}'", t.name, desc.name));
+            cache.put(key, ms);
+            return ms;
+        } catch (const Error& e) {
+            refused += fmt::format("{}{}[{}]: {}", refused.empty() ? "" : "; ", t.name, config, e.what());
+            return -1;
+        }
+    }
+
+    Step choose(size_t s) {
+        const cuda::StepDesc& desc = descs[s];
+        Step step;
+        step.node = s;
+        std::vector<std::pair<const cuda::CudaTactic*, int>> runnable;
+        for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(desc.node->op)) {
+            for (int c = 0; c < t->num_configs; ++c) {
+                std::string why = t->can_implement ? t->can_implement(desc, c) : std::string();
+                if (why.empty()) {
+                    runnable.emplace_back(t, c);
+                } else if (c == 0 || t->num_configs == 1) {
+                    step.refused += fmt::format("{}{}: {}", step.refused.empty() ? "" : "; ", t->name, why);
+                }
+            }
+        }
+        STRATA_CHECK(!runnable.empty(), StatusCode::unsupported, "unsupported: {} on the GPU ({}): {}",
+                     ir::node_label(*desc.node), describe_inputs(desc),
+                     step.refused.empty() ? "no CUDA kernel implements this op" : step.refused);
+        step.candidates = static_cast<int>(runnable.size());
+        double best = -1;
+        for (auto [t, c] : runnable) {
+            double ms = runnable.size() == 1 ? 0.0 : measure(*t, c, s, step.refused);
+            if (ms < 0) continue;
+            if (best < 0 || ms < best) {
+                best = ms;
+                step.device_tactic = t->name;
+                step.config = c;
+                step.measured_ms = ms;
+            }
+        }
+        STRATA_CHECK(best >= 0, StatusCode::runtime_error, "every CUDA kernel for {} failed: {}",
+                     ir::node_label(*desc.node), step.refused);
+        return step;
+    }
+
+    static std::string describe_inputs(const cuda::StepDesc& desc) {
+        std::string r;
+        for (const auto& d : desc.inputs) r += (r.empty() ? "" : ", ") + d.str();
+        return r;
+    }
+};
+
+}  // namespace
+
+void build_gpu_steps(Plan& plan) {
+    int index = plan.options.device.index;
+    cuda::set_device(index);
+    const cuda::DeviceInfo& info = cuda::device_info(index);
+    plan.device_name = info.summary();
+    if (plan.options.optimize) {
+        // GPU epilogues add a residual: fold the Adds after Convs in, then the activations that follow them.
+        passes::run_pipeline(plan.graph, {{"fuse_conv_residual", passes::fuse_conv_residual},
+                                          {"fuse_conv_activation", passes::fuse_conv_activation},
+                                          {"remove_unused", passes::remove_unused}});
+    }
+    DType compute = runtime::compute_dtype(plan.options.precision);
+    plan.storage = assign_device_storage(plan.graph, compute, network_layout(compute));
+    plan.memory = plan_memory(plan.graph, true, [&](const ir::Node& node) {
+        return is_view_op(node.op) || is_bytewise_cast(plan.graph, plan.storage, node);
+    });
+    Selector selector(plan, info);
+    fill_trial_memory(plan, selector.memory, selector.stream.get());
+    const auto& nodes = plan.graph.nodes();
+    plan.steps.clear();
+    for (size_t s = 0; s < nodes.size(); ++s) {
+        if (plan.memory.aliased[s]) {
+            plan.steps.emplace_back().node = s;
+            continue;
+        }
+        if (plan.options.show_progress)
+            std::fprintf(stderr, "\r[strata] choosing kernels: step %zu/%zu", s + 1, nodes.size());
+        plan.steps.push_back(selector.choose(s));
+    }
+    if (plan.options.show_progress)
+        std::fprintf(stderr, "\r[strata] chose kernels for %zu steps (timing cache: %zu hits, %zu timed)\n",
+                     nodes.size(), selector.cache.hits(), selector.cache.misses());
+    selector.cache.save();
+}
+
+}  // namespace strata::build

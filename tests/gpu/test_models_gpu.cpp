@@ -1,0 +1,86 @@
+// test_models_gpu.cpp: end to end on the GPU. Each real ONNX CNN of shared/models is built for CUDA at batch 2 in
+// fp32 (TF32 off), fp16 and bf16, run on NAME.input.npy and compared with PyTorch's NAME.logits.npy (models/
+// README.md: fp32 max |got - want| / max |want| <= 1e-4; fp16/bf16 <= 2e-2 and the same top-1 class per row).
+// Beside the five shared models, any torchvision model exported there by export.py (resnet18, resnet50, ...) is
+// checked too when present (issue 3, acceptance 1).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gpu_support.h"
+#include "strata/engine.h"
+#include "test_support.h"
+
+namespace strata {
+namespace {
+
+struct Case {
+    std::string model;
+    Precision precision;
+};
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    return info.param.model + "_" + precision_name(info.param.precision);
+}
+
+int64_t argmax_row(const Tensor& t, int64_t row) {
+    const float* p = static_cast<const float*>(t.raw()) + row * t.shape()[1];
+    int64_t best = 0;
+    for (int64_t i = 1; i < t.shape()[1]; ++i)
+        if (p[i] > p[best]) best = i;
+    return best;
+}
+
+class GpuModels : public ::testing::TestWithParam<Case> {};
+
+TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
+    STRATA_REQUIRE_GPU();
+    const Case c = GetParam();
+    const bool extra = c.model.rfind("resnet", 0) == 0 || c.model.find("_v3_") != std::string::npos ||
+                       c.model.rfind("regnet", 0) == 0 || c.model.rfind("mnasnet", 0) == 0 ||
+                       c.model.rfind("densenet", 0) == 0;
+    if (extra && !std::filesystem::exists(test::shared_dir() + "/models/" + c.model + ".onnx"))
+        GTEST_SKIP() << c.model << " was not exported (export.py " << c.model << ")";
+    STRATA_REQUIRE_SHARED_PATH(onnx, "models/" + c.model + ".onnx");
+    STRATA_REQUIRE_SHARED_PATH(input_path, "models/" + c.model + ".input.npy");
+    STRATA_REQUIRE_SHARED_PATH(logits_path, "models/" + c.model + ".logits.npy");
+    auto model = Model::from_onnx(onnx);
+    ASSERT_TRUE(model.ok()) << model.status().message();
+    BuildOptions options{.device = Device::cuda(), .precision = c.precision, .batch = 2};
+    auto engine = Engine::build(*model, options);
+    ASSERT_TRUE(engine.ok()) << engine.status().message();
+    auto input = Tensor::from_npy(input_path);
+    auto want = Tensor::from_npy(logits_path);
+    ASSERT_TRUE(input.ok() && want.ok());
+    auto ctx = engine->make_context();
+    ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+    const std::string in_name = model->inputs()[0].name, out_name = model->outputs()[0].name;
+    auto out = ctx->run({{in_name, *input}});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    const Tensor& got = out->at(out_name);
+    ASSERT_EQ(got.shape(), want->shape());
+    double err = test::max_rel_error(got, *want);
+    bool fp32 = c.precision == Precision::fp32;
+    EXPECT_LE(err, fp32 ? 1e-4 : 2e-2) << engine->describe();
+    if (!fp32)
+        for (int64_t row = 0; row < got.shape()[0]; ++row)
+            EXPECT_EQ(argmax_row(got, row), argmax_row(*want, row)) << "top-1 of row " << row;
+    std::printf("[ model ] %s %s: max|got-want|/max|want| = %.3g\n", c.model.c_str(), precision_name(c.precision), err);
+    // A second run replays the captured CUDA graph: it must give the same bits.
+    auto again = ctx->run({{in_name, *input}});
+    ASSERT_TRUE(again.ok()) << again.status().message();
+    EXPECT_EQ(test::max_rel_error(again->at(out_name), got), 0.0) << "graph replay differs from the first run";
+}
+
+std::vector<Case> all_cases() {
+    std::vector<Case> cases;
+    for (const char* m : {"squeezenet1_1", "mobilenet_v2", "shufflenet_v2_x1_0", "efficientnet_b0", "googlenet",
+                          "resnet18", "resnet50", "mobilenet_v3_large", "regnet_y_400mf", "mnasnet1_0", "densenet121"})
+        for (Precision p : {Precision::fp32, Precision::fp16, Precision::bf16}) cases.push_back({m, p});
+    return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, GpuModels, ::testing::ValuesIn(all_cases()), case_name);
+
+}  // namespace
+}  // namespace strata
