@@ -42,6 +42,7 @@ void expect_same_reference_outputs(const ir::Graph& a, const ir::Graph& b, const
         feeds[a.value(id).name] = test::random_tensor(a.value(id).dtype, input_shape, seed + static_cast<uint64_t>(id));
     const auto out_a = backends::run_reference(a, feeds);
     const auto out_b = backends::run_reference(b, feeds);
+    ASSERT_FALSE(out_a.empty()) << a.name;
     ASSERT_EQ(out_a.size(), out_b.size()) << a.name << " seed " << seed;
     for (const auto& [name, t] : out_a) {
         ASSERT_EQ(out_b.count(name), 1u) << a.name << ": output " << name << " missing after reload";
