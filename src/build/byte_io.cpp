@@ -27,8 +27,12 @@ void ByteWriter::put_le(uint64_t v, int n) {
     for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-void ByteWriter::f32(float v) { u32(std::bit_cast<uint32_t>(v)); }
-void ByteWriter::f64(double v) { u64(std::bit_cast<uint64_t>(v)); }
+void ByteWriter::f32(float v) {
+    u32(std::bit_cast<uint32_t>(v));
+}
+void ByteWriter::f64(double v) {
+    u64(std::bit_cast<uint64_t>(v));
+}
 
 void ByteWriter::raw(const void* data, size_t size) {
     if (size == 0) return;  // data may be null for an empty tensor
@@ -75,13 +79,27 @@ uint64_t ByteReader::get_le(int n, const char* what) {
     return v;
 }
 
-uint8_t ByteReader::u8(const char* what) { return static_cast<uint8_t>(get_le(1, what)); }
-uint32_t ByteReader::u32(const char* what) { return static_cast<uint32_t>(get_le(4, what)); }
-uint64_t ByteReader::u64(const char* what) { return get_le(8, what); }
-int32_t ByteReader::i32(const char* what) { return static_cast<int32_t>(u32(what)); }
-int64_t ByteReader::i64(const char* what) { return static_cast<int64_t>(u64(what)); }
-float ByteReader::f32(const char* what) { return std::bit_cast<float>(u32(what)); }
-double ByteReader::f64(const char* what) { return std::bit_cast<double>(u64(what)); }
+uint8_t ByteReader::u8(const char* what) {
+    return static_cast<uint8_t>(get_le(1, what));
+}
+uint32_t ByteReader::u32(const char* what) {
+    return static_cast<uint32_t>(get_le(4, what));
+}
+uint64_t ByteReader::u64(const char* what) {
+    return get_le(8, what);
+}
+int32_t ByteReader::i32(const char* what) {
+    return static_cast<int32_t>(u32(what));
+}
+int64_t ByteReader::i64(const char* what) {
+    return static_cast<int64_t>(u64(what));
+}
+float ByteReader::f32(const char* what) {
+    return std::bit_cast<float>(u32(what));
+}
+double ByteReader::f64(const char* what) {
+    return std::bit_cast<double>(u64(what));
+}
 
 bool ByteReader::boolean(const char* what) {
     const uint8_t v = u8(what);
@@ -110,8 +128,8 @@ size_t ByteReader::count(const char* what, size_t min_item_bytes) {
     const size_t n = u32(what);
     // Each item takes at least min_item_bytes, so a count the bytes left cannot hold is corrupt: this is what keeps
     // a flipped length from allocating gigabytes.
-    check(min_item_bytes == 0 || n <= left() / min_item_bytes, "{}: count {} cannot fit in the {} bytes left", what,
-          n, left());
+    check(min_item_bytes == 0 || n <= left() / min_item_bytes, "{}: count {} cannot fit in the {} bytes left", what, n,
+          left());
     return n;
 }
 

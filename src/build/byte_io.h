@@ -4,13 +4,13 @@
 // allocation. NOTE [plan file errors]: all such errors read "<name>: corrupt plan: <what>" with kCorruptPlanCode.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "strata/status.h"
 
@@ -30,11 +30,11 @@ public:
     void u64(uint64_t v) { put_le(v, 8); }
     void i32(int32_t v) { put_le(static_cast<uint32_t>(v), 4); }
     void i64(int64_t v) { put_le(static_cast<uint64_t>(v), 8); }
-    void f32(float v);   ///< the IEEE bit pattern (NaNs and -0 survive)
+    void f32(float v);  ///< the IEEE bit pattern (NaNs and -0 survive)
     void f64(double v);
     void raw(const void* data, size_t size);
-    void tag(std::string_view four_chars);  ///< a section tag, exactly 4 characters
-    void str(std::string_view s);           ///< u32 length, then the bytes
+    void tag(std::string_view four_chars);     ///< a section tag, exactly 4 characters
+    void str(std::string_view s);              ///< u32 length, then the bytes
     void i64s(const std::vector<int64_t>& v);  ///< u32 count, then the items
     /// u32 count: collections longer than 2^32-1 cannot be written (STRATA_CHECK).
     void count(size_t n, const char* what);

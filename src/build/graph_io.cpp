@@ -19,7 +19,9 @@ namespace {
 
 constexpr size_t kMaxRank = 64;  // far above any real tensor; a larger rank is a damaged file
 
-void write_shape(ByteWriter& w, const Shape& shape) { w.i64s(shape); }
+void write_shape(ByteWriter& w, const Shape& shape) {
+    w.i64s(shape);
+}
 
 // `min_dim` is -1 for value shapes (unknown dims) and 0 for constants.
 Shape read_shape(ByteReader& r, const char* what, int64_t min_dim) {

@@ -11,14 +11,14 @@
 // be damaged and resealed (the fuzzer does exactly that).
 #include "build/plan_io.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <optional>
-
-#include <fmt/ranges.h>
 
 #include "build/byte_io.h"
 #include "build/graph_io.h"
@@ -159,7 +159,9 @@ std::string storage_problem(const PlanFile& p) {
 }
 
 // A CUDA version integer (13000) as "13.0".
-std::string cuda_version_str(int32_t v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+std::string cuda_version_str(int32_t v) {
+    return fmt::format("{}.{}", v / 1000, (v % 1000) / 10);
+}
 
 std::string describe_target(const PlanFileTarget& t) {
     if (t.device_kind != "cuda") return t.device_kind.empty() ? std::string("an unnamed device") : t.device_kind;

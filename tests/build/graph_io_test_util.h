@@ -3,13 +3,12 @@
 // and a field-by-field graph comparison that does not go through the serializer.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <random>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "ir/graph.h"
 #include "strata/tensor.h"
@@ -32,7 +31,10 @@ public:
         for (int64_t& x : v) x = i64();
         return v;
     }
-    template <class E> E pick(E last) { return static_cast<E>(rng_() % (static_cast<unsigned>(last) + 1)); }
+    template <class E>
+    E pick(E last) {
+        return static_cast<E>(rng_() % (static_cast<unsigned>(last) + 1));
+    }
     bool present() { return mode_ == Optionals::all_set || (mode_ == Optionals::random && flag()); }
     std::optional<std::vector<int64_t>> opt_ints() { return present() ? std::optional(ints()) : std::nullopt; }
     ir::UnaryAttrs unary() { return {pick(ir::UnaryKind::Reciprocal), f32(), f32()}; }
@@ -53,37 +55,57 @@ inline ir::Attrs AttrsGen::attrs(ir::OpKind op) {
         case OpKind::Conv:
             return ConvAttrs{ints(), ints(), ints(), ints(), ints(), i64(), pick(AutoPad::valid), opt_unary()};
         case OpKind::ConvTranspose:
-            return ConvTransposeAttrs{ints(), ints(), ints(), ints(), ints(), ints(), ints(), i64(),
-                                      pick(AutoPad::valid)};
+            return ConvTransposeAttrs{
+                ints(), ints(), ints(), ints(), ints(), ints(), ints(), i64(), pick(AutoPad::valid)};
         case OpKind::BatchNorm:
-        case OpKind::InstanceNorm: return BatchNormAttrs{f32()};
-        case OpKind::Unary: return unary();
-        case OpKind::Binary: return BinaryAttrs{pick(BinaryKind::PRelu)};
+        case OpKind::InstanceNorm:
+            return BatchNormAttrs{f32()};
+        case OpKind::Unary:
+            return unary();
+        case OpKind::Binary:
+            return BinaryAttrs{pick(BinaryKind::PRelu)};
         case OpKind::MaxPool:
         case OpKind::AveragePool:
             return PoolAttrs{ints(), ints(), ints(), ints(), ints(), flag(), flag(), pick(AutoPad::valid)};
-        case OpKind::Gemm: return GemmAttrs{f32(), f32(), flag(), flag()};
-        case OpKind::FullyConnected: return FullyConnectedAttrs{opt_unary()};
+        case OpKind::Gemm:
+            return GemmAttrs{f32(), f32(), flag(), flag()};
+        case OpKind::FullyConnected:
+            return FullyConnectedAttrs{opt_unary()};
         case OpKind::Softmax:
-        case OpKind::LogSoftmax: return SoftmaxAttrs{i64(), flag()};
-        case OpKind::Reduce: return ReduceAttrs{pick(ReduceKind::Min), ints(), flag(), flag()};
-        case OpKind::Flatten: return FlattenAttrs{i64()};
-        case OpKind::Reshape: return ReshapeAttrs{opt_ints(), flag()};
-        case OpKind::Transpose: return TransposeAttrs{ints()};
+        case OpKind::LogSoftmax:
+            return SoftmaxAttrs{i64(), flag()};
+        case OpKind::Reduce:
+            return ReduceAttrs{pick(ReduceKind::Min), ints(), flag(), flag()};
+        case OpKind::Flatten:
+            return FlattenAttrs{i64()};
+        case OpKind::Reshape:
+            return ReshapeAttrs{opt_ints(), flag()};
+        case OpKind::Transpose:
+            return TransposeAttrs{ints()};
         case OpKind::Concat:
-        case OpKind::Gather: return AxisAttrs{i64()};
-        case OpKind::Split: return SplitAttrs{i64(), opt_ints()};
-        case OpKind::Slice: return SliceAttrs{opt_ints(), opt_ints(), ints(), ints()};
-        case OpKind::Pad: return PadAttrs{pick(PadMode::edge), opt_ints(), f32()};
+        case OpKind::Gather:
+            return AxisAttrs{i64()};
+        case OpKind::Split:
+            return SplitAttrs{i64(), opt_ints()};
+        case OpKind::Slice:
+            return SliceAttrs{opt_ints(), opt_ints(), ints(), ints()};
+        case OpKind::Pad:
+            return PadAttrs{pick(PadMode::edge), opt_ints(), f32()};
         case OpKind::Squeeze:
-        case OpKind::Unsqueeze: return AxesAttrs{opt_ints()};
-        case OpKind::Tile: return TileAttrs{opt_ints()};
-        case OpKind::Expand: return ExpandAttrs{opt_ints()};
-        case OpKind::Shape: return ShapeAttrs{i64(), present() ? std::optional(i64()) : std::nullopt};
+        case OpKind::Unsqueeze:
+            return AxesAttrs{opt_ints()};
+        case OpKind::Tile:
+            return TileAttrs{opt_ints()};
+        case OpKind::Expand:
+            return ExpandAttrs{opt_ints()};
+        case OpKind::Shape:
+            return ShapeAttrs{i64(), present() ? std::optional(i64()) : std::nullopt};
         case OpKind::ConstantOfShape:
             return ConstantOfShapeAttrs{opt_ints(), pick(DType::boolean), static_cast<double>(f32()) / 7.0};
-        case OpKind::Cast: return CastAttrs{pick(DType::boolean)};
-        default: return NoAttrs{};  // GlobalAveragePool, GlobalMaxPool, MatMul, Identity, Dropout
+        case OpKind::Cast:
+            return CastAttrs{pick(DType::boolean)};
+        default:
+            return NoAttrs{};  // GlobalAveragePool, GlobalMaxPool, MatMul, Identity, Dropout
     }
 }
 
@@ -95,8 +117,8 @@ inline ir::Graph every_op_graph(uint64_t seed, Optionals mode) {
     g.name = "every_op_" + std::to_string(seed);
     g.add_value("x", DType::f32, {-1, 3, 7, 5});
     g.add_value("no_shape", DType::i64, {}, false);
-    const DType dtypes[] = {DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::i32, DType::i64,
-                            DType::boolean};
+    const DType dtypes[] = {DType::f32, DType::f16, DType::bf16, DType::i8,
+                            DType::u8,  DType::i32, DType::i64,  DType::boolean};
     for (int i = 0; i < 8; ++i) {
         const Shape shape = i == 0 ? Shape{} : i == 1 ? Shape{2, 0, 3} : Shape{1 + i % 3, 2, 5 - i % 2};
         Tensor t = Tensor::empty(dtypes[i], shape, static_cast<Layout>(i % 4));

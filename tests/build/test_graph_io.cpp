@@ -42,6 +42,7 @@ void expect_same_reference_outputs(const ir::Graph& a, const ir::Graph& b, const
         feeds[a.value(id).name] = test::random_tensor(a.value(id).dtype, input_shape, seed + static_cast<uint64_t>(id));
     const auto out_a = backends::run_reference(a, feeds);
     const auto out_b = backends::run_reference(b, feeds);
+    ASSERT_FALSE(out_a.empty()) << a.name;
     ASSERT_EQ(out_a.size(), out_b.size()) << a.name << " seed " << seed;
     for (const auto& [name, t] : out_a) {
         ASSERT_EQ(out_b.count(name), 1u) << a.name << ": output " << name << " missing after reload";
@@ -108,8 +109,8 @@ std::shared_ptr<ir::Graph> mixed_ops_graph(uint64_t seed) {
     const ValueId h = b.unary(UnaryKind::HardSigmoid, c, 0.2f, 0.5f);
     const ValueId p = b.op(OpKind::Pad, {h}, PadAttrs{PadMode::reflect, std::vector<int64_t>{0, 0, 1, 2, 0, 0, 2, 1}});
     const ValueId t = b.op(OpKind::Transpose, {p}, TransposeAttrs{{0, 2, 3, 1}});
-    const ValueId s = b.op(OpKind::Slice, {t},
-                           SliceAttrs{std::vector<int64_t>{1, 0}, std::vector<int64_t>{-1, 5}, {1, 3}, {2, 1}});
+    const ValueId s =
+        b.op(OpKind::Slice, {t}, SliceAttrs{std::vector<int64_t>{1, 0}, std::vector<int64_t>{-1, 5}, {1, 3}, {2, 1}});
     const ValueId r = b.op(OpKind::Reduce, {s}, ReduceAttrs{ReduceKind::Max, {1}, false, false});
     const ValueId m = b.binary(BinaryKind::Mul, r, b.constant("k", test::random_tensor(DType::f32, {5}, seed + 1)));
     const ValueId f = b.flatten(m, 1);

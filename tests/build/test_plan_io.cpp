@@ -10,9 +10,12 @@
 
 #include "backends/reference/reference.h"
 #include "build/byte_io.h"
+#include "build/device_storage.h"
+#include "build/memory_plan.h"
 #include "build/plan_io.h"
 #include "graph_io_test_util.h"
 #include "plan_io_test_util.h"
+#include "strata/engine.h"
 
 namespace strata::build {
 namespace {
@@ -65,6 +68,10 @@ void expect_error(const std::vector<uint8_t>& bytes, StatusCode code, const std:
     }
 }
 
+std::string temp_plan_path(const std::string& tag) {
+    return (std::filesystem::temp_directory_path() / fmt::format("strata_{}_{}.plan", tag, test::test_seed())).string();
+}
+
 TEST(PlanIo, SmallPlanRoundTrips) {
     const std::vector<uint8_t> bytes = save_plan_bytes(small_plan());
     const PlanFile back = load_plan_bytes(bytes.data(), bytes.size(), "small.plan");
@@ -74,19 +81,83 @@ TEST(PlanIo, SmallPlanRoundTrips) {
 
 TEST(PlanIo, ZooPlanRoundTripsThroughAFileAndRunsIdentically) {
     const PlanFile plan = test::zoo_plan_file("squeezenet1_1", 1, false);
-    const std::string path =
-        (std::filesystem::temp_directory_path() / fmt::format("strata_test_{}.plan", test::test_seed())).string();
+    const std::string path = temp_plan_path("zoo");
     save_plan_file(plan, path);
     const PlanFile back = load_plan_file(path);
     std::remove(path.c_str());
     expect_same_plan(plan, back);
     const uint64_t seed = test::test_seed();
-    const std::map<std::string, Tensor> feeds = {
-        {"input", test::random_tensor(DType::f32, {1, 3, 224, 224}, seed)}};
+    const std::map<std::string, Tensor> feeds = {{"input", test::random_tensor(DType::f32, {1, 3, 224, 224}, seed)}};
     const auto want = backends::run_reference(plan.graph, feeds);
     const auto got = backends::run_reference(back.graph, feeds);
     ASSERT_EQ(got.count("logits"), 1u);
     EXPECT_TRUE(test::same_tensor(got.at("logits"), want.at("logits"))) << "seed " << seed;
+}
+
+// Issue 3, acceptance point 5 on the CPU: an Engine saved and loaded back gives bit-identical outputs.
+TEST(PlanIo, EngineSavedAndLoadedGivesBitIdenticalOutputs) {
+    BuildOptions options;
+    options.batch = 2;
+    options.threads = 1;
+    Engine engine = Engine::build(Model::from_zoo("squeezenet1_1").value(), options).value();
+    const std::string path = temp_plan_path("engine");
+    const Status saved = engine.save(path);
+    ASSERT_TRUE(saved.is_ok()) << saved.message();
+    Expected<Engine> loaded = Engine::load(path);
+    std::remove(path.c_str());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const uint64_t seed = test::test_seed();
+    const TensorMap feeds = {{"input", test::random_tensor(DType::f32, {2, 3, 224, 224}, seed)}};
+    const TensorMap want = engine.make_context().value().run(feeds).value();
+    const TensorMap got = loaded->make_context().value().run(feeds).value();
+    ASSERT_EQ(got.size(), want.size());
+    for (const auto& [name, t] : want) {
+        ASSERT_EQ(got.count(name), 1u) << name;
+        EXPECT_TRUE(test::same_tensor(got.at(name), t)) << name << " differs after save/load, seed " << seed;
+    }
+}
+
+// The runtime refuses a plan whose target is not this machine, with target_mismatch's reason.
+TEST(PlanIo, EngineLoadRefusesAnotherTarget) {
+    PlanFile plan = test::zoo_plan_file("squeezenet1_1", 1, false);
+    plan.target = test::h200_target();
+    const std::string path = temp_plan_path("target");
+    save_plan_file(plan, path);
+    Expected<Engine> loaded = Engine::load(path);
+    std::remove(path.c_str());
+    ASSERT_FALSE(loaded.ok());
+    EXPECT_NE(loaded.status().message().find("plan was built for NVIDIA H200 (sm_90"), std::string::npos)
+        << loaded.status().message();
+}
+
+// GPU plans hold graphs rewritten by assign_device_storage (fp16, NHWC, Casts at the edges): such graphs must pass
+// the verification that saving and loading apply, and round-trip with their per-value layouts and offsets.
+TEST(PlanIo, DeviceStorageGraphsRoundTrip) {
+    for (const std::string& name : zoo::names()) {
+        BuildOptions options;
+        options.threads = 1;
+        const Plan built = build_plan(*zoo::build(name), options);
+        PlanFile f;
+        f.target = test::h200_target();
+        f.graph = built.graph;
+        const DeviceStorage storage = assign_device_storage(f.graph, DType::f16, Layout::nhwc);
+        const MemoryPlan memory = plan_memory(f.graph);
+        for (size_t i = 0; i < f.graph.nodes().size(); ++i)
+            f.steps.push_back(
+                {static_cast<uint32_t>(i), memory.aliased[i] ? "" : "cuda.test", static_cast<int32_t>(i % 3)});
+        for (size_t v = 0; v < f.graph.num_values(); ++v)
+            f.values.push_back({static_cast<uint8_t>(f.graph.value(static_cast<ir::ValueId>(v)).dtype),
+                                static_cast<uint8_t>(storage.layouts.at(v)), memory.offsets.at(v)});
+        f.arena_bytes = memory.arena_bytes;
+        std::vector<uint8_t> bytes;
+        try {
+            bytes = save_plan_bytes(f);
+        } catch (const Error& e) {
+            FAIL() << name << ": " << e.what();
+        }
+        const PlanFile back = load_plan_bytes(bytes.data(), bytes.size(), name + ".plan");
+        expect_same_plan(f, back);
+    }
 }
 
 TEST(PlanIo, MissingFileOrDirectoryIsNotFound) {

@@ -1,8 +1,8 @@
-// fuzz_plan_loader.cpp: libFuzzer target for the plan loader. Each input is loaded twice: as given (mostly stopped
-// by the header and the checksum) and resealed (header size and checksum rewritten, so the damage reaches the
-// parser). Either ends in a PlanFile or a strata::Error with a user-facing code; a crash, a sanitizer report,
-// another exception or an internal error is a finding.
-// With STRATA_FUZZ_WRITE_SEEDS=DIR set, it first writes seed plans there (run_fuzz.sh does this).
+// fuzz_plan_loader.cpp: libFuzzer target for the plan loader (and from_plan_file after it). Each input is loaded twice:
+// as given (mostly stopped by the header and the checksum) and resealed (header size and checksum rewritten, so the
+// damage reaches the parser). Either ends in a PlanFile or a strata::Error with a user-facing code; a crash, a
+// sanitizer report, another exception or an internal error is a finding. With STRATA_FUZZ_WRITE_SEEDS=DIR set, it first
+// writes seed plans there (run_fuzz.sh does this).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,13 +11,15 @@
 #include <vector>
 
 #include "build/plan_io.h"
+#include "build/plan_serialization.h"
 #include "plan_io_test_util.h"
 
 namespace {
 
 void load(const uint8_t* data, size_t size) {
     try {
-        strata::build::load_plan_bytes(data, size, "fuzz.plan");
+        // The loader, then the builder's glue that turns the file into a Plan (names, options, tactics).
+        strata::build::from_plan_file(strata::build::load_plan_bytes(data, size, "fuzz.plan"), "fuzz.plan");
     } catch (const strata::Error& e) {
         if (e.code() == strata::StatusCode::internal) {
             std::fprintf(stderr, "internal error (a bug): %s\n", e.what());
