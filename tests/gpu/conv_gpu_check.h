@@ -32,8 +32,9 @@ struct GpuConvCase {
     }
 };
 
-/// A one-node graph holding the case's Conv (weights and bias constants drawn from `seed`), shapes inferred.
-inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_t seed) {
+/// A one-node graph holding the case's Conv (weights and bias constants drawn from `seed`), shapes inferred. With
+/// `residual`, the Conv also reads a graph input "z" of its output's shape as input 3 (Y = act(conv + B + Z)).
+inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_t seed, bool residual = false) {
     const bool one_d = cc.h == 0;
     ir::ConvAttrs a;
     if (one_d) {
@@ -50,7 +51,20 @@ inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_
     ir::ValueId x = b.input("x", DType::f32, x_shape);
     std::optional<Tensor> bias;
     if (cc.bias) bias = random_tensor(DType::f32, {cc.m}, seed + 2);
-    b.output(b.conv(x, random_tensor(DType::f32, w_shape, seed + 1), bias, a));
+    if (!residual) {
+        b.output(b.conv(x, random_tensor(DType::f32, w_shape, seed + 1), bias, a));
+    } else {
+        auto out_dim = [](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1) {
+            return (in + p0 + p1 - ((k - 1) * d + 1)) / s + 1;
+        };
+        const int64_t q = out_dim(cc.w, cc.kw, cc.sw, cc.dw, cc.pl, cc.pr);
+        const Shape y_shape = one_d ? Shape{cc.n, cc.m, q}
+                                    : Shape{cc.n, cc.m, out_dim(cc.h, cc.kh, cc.sh, cc.dh, cc.pt, cc.pb), q};
+        ir::ValueId z = b.input("z", DType::f32, y_shape);
+        ir::ValueId w = b.constant("w", random_tensor(DType::f32, w_shape, seed + 1));
+        ir::ValueId bv = bias ? b.constant("b", *bias) : ir::kNoValue;
+        b.output(b.op(ir::OpKind::Conv, {x, w, bv, z}, a));
+    }
     auto graph = b.finish();
     ir::infer_shapes(*graph);
     return graph;
