@@ -1,6 +1,7 @@
 // conv_step_runner.h: runs one conv tactic on a StepDesc the test builds itself, for what run_tactic() cannot
-// express yet: the residual input (Conv has no 4th input in the IR yet) and TF32 (run_tactic leaves allow_tf32
-// off). The checks are run_tactic's: reference backend on the same rounded inputs, poisoned outputs.
+// express: TF32 (run_tactic leaves allow_tf32 off) and a residual whose activation must come after the sum (the
+// reference here is the plain conv, plus z, then ReLU). The checks are run_tactic's: reference backend on the
+// same rounded inputs, poisoned outputs.
 #pragma once
 
 #include <algorithm>
