@@ -97,11 +97,8 @@ TEST(GpuConvImplicitGemm, SmallProblemsSplitKAndMatchReference) {
     }
 }
 
-void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
-                       DType dtype, uint64_t seed) {
-    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})",
-                                         kFcTactic, config, dtype_name(dtype), rows, in, out, bias,
-                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
+std::shared_ptr<ir::Graph> fc_graph(int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
+                                    uint64_t seed) {
     ir::Builder b("gpu_fc_case");
     ir::ValueId x = b.input("x", DType::f32, {rows, in});
     ir::ValueId w = b.constant("w", random_tensor(DType::f32, {out, in}, seed + 1));
@@ -112,6 +109,15 @@ void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool b
     b.output(b.op(ir::OpKind::FullyConnected, inputs, a));
     auto graph = b.finish();
     ir::infer_shapes(*graph);
+    return graph;
+}
+
+void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
+                       DType dtype, uint64_t seed) {
+    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})",
+                                         kFcTactic, config, dtype_name(dtype), rows, in, out, bias,
+                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
+    auto graph = fc_graph(rows, in, out, bias, act, seed);
     TacticRun r = run_tactic(*graph, 0, kFcTactic, config, dtype, Layout::nhwc, seed);
     ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
     EXPECT_LE(r.max_rel_error, gpu_tolerance(dtype)) << what;
@@ -127,6 +133,28 @@ TEST(GpuFcImplicitGemm, EveryConfigMatchesReference) {
             expect_fc_matches(config, 3, 8, 8, false, std::nullopt, dt, seed += 10);
             expect_fc_matches(config, 67, 520, 136, true, UnaryKind::Relu, dt, seed += 10);
             expect_fc_matches(config, 130, 1280, 264, true, UnaryKind::HardSwish, dt, seed += 10);
+        }
+    }
+}
+
+// FullyConnected in fp32 through TF32 (the fp16 tolerance applies, as for the conv); in % 4 == 0 suffices.
+TEST(GpuFcImplicitGemm, Tf32EveryConfigMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 600000;
+    struct FcSize {
+        int64_t rows, in, out;
+    };
+    for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
+        for (FcSize sz : {FcSize{1, 2048, 1000}, FcSize{67, 520, 136}, FcSize{5, 12, 8}}) {
+            seed += 10;
+            const std::string what = fmt::format("{} config {} float32 tf32: FC rows {} in {} out {} (seed {})",
+                                                 kFcTactic, config, sz.rows, sz.in, sz.out, seed);
+            auto graph = fc_graph(sz.rows, sz.in, sz.out, true, UnaryKind::Relu, seed);
+            ConvStepResult r = run_step(graph, graph, kFcTactic, config, DType::f32, Layout::nhwc, seed,
+                                        {.allow_tf32 = true});
+            ASSERT_EQ(r.refused, "") << what;
+            EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << what;
+            EXPECT_EQ(r.unwritten, 0) << what;
         }
     }
 }
