@@ -12,8 +12,8 @@
 #include "backends/cuda/device.h"
 #include "backends/cuda/param_forms.h"
 #include "backends/reference/reference.h"
-#include "core/check.h"
 #include "conv_gpu_check.h"
+#include "core/check.h"
 
 namespace strata::test {
 

@@ -7,8 +7,8 @@
 namespace strata::test {
 namespace {
 
-void expect_residual_matches(const GpuConvCase& cc, const std::string& tactic, int config, DType dtype,
-                             Layout layout, uint64_t seed) {
+void expect_residual_matches(const GpuConvCase& cc, const std::string& tactic, int config, DType dtype, Layout layout,
+                             uint64_t seed) {
     const std::string what = fmt::format("{} config {} {} {} residual + Relu: {} (seed {})", tactic, config,
                                          dtype_name(dtype), layout_name(layout), cc.str(), seed);
     ConvStepResult r = run_conv_step(cc, tactic, config, dtype, layout, seed, {.residual = true});
