@@ -26,14 +26,15 @@ struct GpuConvCase {
     std::optional<ir::UnaryKind> act = std::nullopt;
 
     std::string str() const {
-        return fmt::format("N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}", n, c, h, w,
-                           m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
+        return fmt::format("N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}", n, c, h, w, m,
+                           kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
                            act ? std::to_string(static_cast<int>(*act)) : "none");
     }
 };
 
-/// A one-node graph holding the case's Conv (weights and bias constants drawn from `seed`), shapes inferred.
-inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_t seed) {
+/// A one-node graph holding the case's Conv (weights and bias constants drawn from `seed`), shapes inferred. With
+/// `residual`, the Conv also reads a graph input "z" of its output's shape as input 3 (Y = act(conv + B + Z)).
+inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_t seed, bool residual = false) {
     const bool one_d = cc.h == 0;
     ir::ConvAttrs a;
     if (one_d) {
@@ -50,13 +51,28 @@ inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_
     ir::ValueId x = b.input("x", DType::f32, x_shape);
     std::optional<Tensor> bias;
     if (cc.bias) bias = random_tensor(DType::f32, {cc.m}, seed + 2);
-    b.output(b.conv(x, random_tensor(DType::f32, w_shape, seed + 1), bias, a));
+    if (!residual) {
+        b.output(b.conv(x, random_tensor(DType::f32, w_shape, seed + 1), bias, a));
+    } else {
+        auto out_dim = [](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1) {
+            return (in + p0 + p1 - ((k - 1) * d + 1)) / s + 1;
+        };
+        const int64_t q = out_dim(cc.w, cc.kw, cc.sw, cc.dw, cc.pl, cc.pr);
+        const Shape y_shape =
+            one_d ? Shape{cc.n, cc.m, q} : Shape{cc.n, cc.m, out_dim(cc.h, cc.kh, cc.sh, cc.dh, cc.pt, cc.pb), q};
+        ir::ValueId z = b.input("z", DType::f32, y_shape);
+        ir::ValueId w = b.constant("w", random_tensor(DType::f32, w_shape, seed + 1));
+        ir::ValueId bv = bias ? b.constant("b", *bias) : ir::kNoValue;
+        b.output(b.op(ir::OpKind::Conv, {x, w, bv, z}, a));
+    }
     auto graph = b.finish();
     ir::infer_shapes(*graph);
     return graph;
 }
 
-inline double gpu_tolerance(DType dtype) { return dtype == DType::f32 ? 1e-4 : 1e-2; }
+inline double gpu_tolerance(DType dtype) {
+    return dtype == DType::f32 ? 1e-4 : 1e-2;
+}
 
 /// Runs `tactic`/`config` on the case and expects it to run, match the reference and write every output.
 inline void expect_conv_matches(const GpuConvCase& cc, const std::string& tactic, int config, DType dtype,
@@ -82,11 +98,11 @@ inline void expect_conv_refused(const GpuConvCase& cc, const std::string& tactic
 
 /// What random cases may contain.
 struct ConvCaseLimits {
-    std::vector<int64_t> channels;   ///< input channel counts to draw from (per group)
-    std::vector<int64_t> outputs;    ///< output channel counts to draw from (per group)
+    std::vector<int64_t> channels;  ///< input channel counts to draw from (per group)
+    std::vector<int64_t> outputs;   ///< output channel counts to draw from (per group)
     std::vector<int64_t> kernels = {1, 3, 5, 7};
     std::vector<int64_t> groups = {1};
-    bool depthwise = false;          ///< also draw depthwise (group == C, multiplier 1 or 2)
+    bool depthwise = false;  ///< also draw depthwise (group == C, multiplier 1 or 2)
     bool one_d = false;
     int64_t max_hw = 21;
 };

@@ -1,6 +1,7 @@
 // conv_step_runner.h: runs one conv tactic on a StepDesc the test builds itself, for what run_tactic() cannot
-// express yet: the residual input (Conv has no 4th input in the IR yet) and TF32 (run_tactic leaves allow_tf32
-// off). The checks are run_tactic's: reference backend on the same rounded inputs, poisoned outputs.
+// express: TF32 (run_tactic leaves allow_tf32 off) and a residual whose activation must come after the sum (the
+// reference here is the plain conv, plus z, then ReLU). The checks are run_tactic's: reference backend on the
+// same rounded inputs, poisoned outputs.
 #pragma once
 
 #include <algorithm>
@@ -11,8 +12,8 @@
 #include "backends/cuda/device.h"
 #include "backends/cuda/param_forms.h"
 #include "backends/reference/reference.h"
-#include "core/check.h"
 #include "conv_gpu_check.h"
+#include "core/check.h"
 
 namespace strata::test {
 
@@ -27,13 +28,11 @@ struct ConvStepResult {
     int64_t unwritten = 0;
 };
 
-inline ConvStepResult run_conv_step(GpuConvCase cc, const std::string& tactic_name, int config, DType dtype,
-                                    Layout layout, uint64_t seed, ConvStepOptions opt) {
-    if (opt.residual) cc.act = ir::UnaryKind::Relu;
-    auto fused = conv_case_graph(cc, seed);
-    GpuConvCase plain_case = cc;
-    if (opt.residual) plain_case.act = std::nullopt;
-    auto plain = conv_case_graph(plain_case, seed);  // the same weights; the reference's node
+/// Runs node 0 of `fused` (a one-node graph, shapes inferred) with the tactic; the reference runs node 0 of
+/// `plain` (the same node without the activation when opt.residual, else the same graph) on the same inputs.
+inline ConvStepResult run_step(const std::shared_ptr<ir::Graph>& fused, const std::shared_ptr<ir::Graph>& plain,
+                               const std::string& tactic_name, int config, DType dtype, Layout layout, uint64_t seed,
+                               ConvStepOptions opt) {
     const ir::Node& node = fused->nodes()[0];
     const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(tactic_name);
     STRATA_ASSERT(tactic != nullptr, "no CUDA tactic named {}", tactic_name);
@@ -97,6 +96,16 @@ inline ConvStepResult run_conv_step(GpuConvCase cc, const std::string& tactic_na
     const float* g = static_cast<const float*>(got.raw());
     for (int64_t i = 0; i < got.numel(); ++i) result.unwritten += std::isnan(g[i]);
     return result;
+}
+
+inline ConvStepResult run_conv_step(GpuConvCase cc, const std::string& tactic_name, int config, DType dtype,
+                                    Layout layout, uint64_t seed, ConvStepOptions opt) {
+    if (opt.residual) cc.act = ir::UnaryKind::Relu;
+    auto fused = conv_case_graph(cc, seed);
+    GpuConvCase plain_case = cc;
+    if (opt.residual) plain_case.act = std::nullopt;
+    auto plain = conv_case_graph(plain_case, seed);  // the same weights; the reference's node
+    return run_step(fused, plain, tactic_name, config, dtype, layout, seed, opt);
 }
 
 }  // namespace strata::test

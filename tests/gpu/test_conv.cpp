@@ -16,15 +16,15 @@ const GpuConvCase kDirectCases[] = {
     {1, 3, 11, 13, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true},
     {3, 17, 9, 7, 19, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},
     {2, 3, 29, 31, 11, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::Relu},
-    {1, 3, 33, 35, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu6},   // stem-like 7x7
-    {2, 6, 17, 21, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true, UnaryKind::SiLU},    // dilation 2
-    {1, 5, 14, 13, 7, 3, 2, 1, 2, 3, 1, 0, 1, 2, 0, 1, true},                     // rectangular, asymmetric
+    {1, 3, 33, 35, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu6},      // stem-like 7x7
+    {2, 6, 17, 21, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true, UnaryKind::SiLU},       // dilation 2
+    {1, 5, 14, 13, 7, 3, 2, 1, 2, 3, 1, 0, 1, 2, 0, 1, true},                        // rectangular, asymmetric
     {2, 6, 13, 11, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3, true, UnaryKind::HardSwish},  // groups 3
     {1, 16, 15, 15, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16, true, UnaryKind::Relu6},   // depthwise stride 2
     {1, 8, 9, 10, 16, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 8, false, UnaryKind::Sigmoid},   // depthwise multiplier 2
-    {3, 5, 0, 41, 6, 1, 4, 1, 2, 1, 1, 0, 3, 0, 2, 1, true},                      // 1-D
-    {1, 3, 4, 5, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},                       // kernel larger than the image
-    {1, 64, 19, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},                   // long reduction
+    {3, 5, 0, 41, 6, 1, 4, 1, 2, 1, 1, 0, 3, 0, 2, 1, true},                         // 1-D
+    {1, 3, 4, 5, 2, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},                          // kernel larger than the image
+    {1, 64, 19, 17, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},                      // long reduction
 };
 
 TEST(GpuConvDirect, MatchesReferenceOnShapeTable) {
@@ -54,8 +54,8 @@ TEST(GpuConvDirect, MatchesReferenceOnRandomCases) {
 TEST(GpuConvDirect, EachFusedActivationMatchesReference) {
     STRATA_REQUIRE_GPU();
     uint64_t seed = test_seed() + 200000;
-    for (UnaryKind act : {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::HardSwish,
-                          UnaryKind::Sigmoid, UnaryKind::Tanh}) {
+    for (UnaryKind act : {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::HardSwish, UnaryKind::Sigmoid,
+                          UnaryKind::Tanh}) {
         GpuConvCase cc{2, 7, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, act};
         for (DType dt : kDtypes) expect_conv_matches(cc, "cuda.conv.direct", 0, dt, Layout::nhwc, seed += 10);
     }

@@ -18,17 +18,17 @@ const DType kDtypes[] = {DType::f16, DType::bf16};
 
 // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act
 const GpuConvCase kGemmCases[] = {
-    {1, 8, 5, 7, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},                       // one slice, tiny
-    {3, 64, 14, 14, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu},   // pointwise, batch 3
-    {1, 8, 17, 19, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::Relu6},   // C = 8: 4 taps per slice
-    {2, 24, 13, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},                    // C = 24: chunks straddle slices
-    {1, 8, 23, 21, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::SiLU},    // 7x7 stride 2
-    {1, 16, 15, 17, 24, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true},                    // dilation 2
+    {1, 8, 5, 7, 8, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false},                           // one slice, tiny
+    {3, 64, 14, 14, 64, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu},       // pointwise, batch 3
+    {1, 8, 17, 19, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::Relu6},       // C = 8: 4 taps per slice
+    {2, 24, 13, 11, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},                        // C = 24: chunks straddle slices
+    {1, 8, 23, 21, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::SiLU},        // 7x7 stride 2
+    {1, 16, 15, 17, 24, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true},                        // dilation 2
     {1, 32, 12, 13, 72, 3, 2, 1, 2, 3, 1, 0, 1, 2, 0, 1, true, UnaryKind::HardSwish},  // rectangular, asymmetric
-    {1, 256, 9, 9, 264, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},                    // K = 2304, N tail past 256
+    {1, 256, 9, 9, 264, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},                        // K = 2304, N tail past 256
     {2, 40, 9, 10, 136, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, false, UnaryKind::Sigmoid},
-    {1, 16, 4, 5, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},                       // mostly padding
-    {3, 128, 7, 7, 512, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, true},                    // 1x1 stride 2 downsample
+    {1, 16, 4, 5, 8, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, true},     // mostly padding
+    {3, 128, 7, 7, 512, 1, 1, 2, 2, 1, 1, 0, 0, 0, 0, 1, true},  // 1x1 stride 2 downsample
 };
 
 TEST(GpuConvImplicitGemm, EveryConfigMatchesReferenceOnShapeTable) {
@@ -60,15 +60,15 @@ TEST(GpuConvImplicitGemm, Tf32EveryConfigMatchesReference) {
     STRATA_REQUIRE_GPU();
     uint64_t seed = test_seed() + 400000;
     std::vector<GpuConvCase> cases(std::begin(kGemmCases), std::end(kGemmCases));
-    cases.push_back({1, 4, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true});                      // C = 4: one chunk
+    cases.push_back({1, 4, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true});                    // C = 4: one chunk
     cases.push_back({2, 12, 10, 9, 24, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1, true, UnaryKind::Relu});  // C = 12
     for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
         for (const GpuConvCase& cc : cases) {
             seed += 10;
-            const std::string what = fmt::format("{} config {} float32 tf32 nhwc: {} (seed {})", kConvTactic, config,
-                                                 cc.str(), seed);
-            ConvStepResult r = run_conv_step(cc, kConvTactic, config, DType::f32, Layout::nhwc, seed,
-                                             {.allow_tf32 = true});
+            const std::string what =
+                fmt::format("{} config {} float32 tf32 nhwc: {} (seed {})", kConvTactic, config, cc.str(), seed);
+            ConvStepResult r =
+                run_conv_step(cc, kConvTactic, config, DType::f32, Layout::nhwc, seed, {.allow_tf32 = true});
             ASSERT_EQ(r.refused, "") << what;
             EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << what;
             EXPECT_EQ(r.unwritten, 0) << what;
@@ -86,22 +86,19 @@ TEST(GpuConvImplicitGemm, SmallProblemsSplitKAndMatchReference) {
     g.n = 1, g.c = 256, g.h = 7, g.w = 7, g.k = 128, g.p = 7, g.q = 7, g.r = 3, g.s = 3, g.pad_h = 1, g.pad_w = 1;
     const int sms = cuda::device_info(0).sm_count;
     for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
-        EXPECT_GT(cuda::implicit_gemm_splits(g, DType::f16, config, sms), 1) << "config " << config << ", " << sms
-                                                                             << " SMs: " << cc.str();
+        EXPECT_GT(cuda::implicit_gemm_splits(g, DType::f16, config, sms), 1)
+            << "config " << config << ", " << sms << " SMs: " << cc.str();
         for (DType dt : kDtypes) expect_conv_matches(cc, kConvTactic, config, dt, Layout::nhwc, seed += 10);
-        ConvStepResult r = run_conv_step(cc, kConvTactic, config, DType::f16, Layout::nhwc, seed += 10,
-                                         {.residual = true});
+        ConvStepResult r =
+            run_conv_step(cc, kConvTactic, config, DType::f16, Layout::nhwc, seed += 10, {.residual = true});
         ASSERT_EQ(r.refused, "");
         EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << "split-K with residual, config " << config;
         EXPECT_EQ(r.unwritten, 0) << "split-K with residual, config " << config;
     }
 }
 
-void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
-                       DType dtype, uint64_t seed) {
-    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})",
-                                         kFcTactic, config, dtype_name(dtype), rows, in, out, bias,
-                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
+std::shared_ptr<ir::Graph> fc_graph(int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
+                                    uint64_t seed) {
     ir::Builder b("gpu_fc_case");
     ir::ValueId x = b.input("x", DType::f32, {rows, in});
     ir::ValueId w = b.constant("w", random_tensor(DType::f32, {out, in}, seed + 1));
@@ -112,6 +109,15 @@ void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool b
     b.output(b.op(ir::OpKind::FullyConnected, inputs, a));
     auto graph = b.finish();
     ir::infer_shapes(*graph);
+    return graph;
+}
+
+void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
+                       DType dtype, uint64_t seed) {
+    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})", kFcTactic,
+                                         config, dtype_name(dtype), rows, in, out, bias,
+                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
+    auto graph = fc_graph(rows, in, out, bias, act, seed);
     TacticRun r = run_tactic(*graph, 0, kFcTactic, config, dtype, Layout::nhwc, seed);
     ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
     EXPECT_LE(r.max_rel_error, gpu_tolerance(dtype)) << what;
@@ -127,6 +133,28 @@ TEST(GpuFcImplicitGemm, EveryConfigMatchesReference) {
             expect_fc_matches(config, 3, 8, 8, false, std::nullopt, dt, seed += 10);
             expect_fc_matches(config, 67, 520, 136, true, UnaryKind::Relu, dt, seed += 10);
             expect_fc_matches(config, 130, 1280, 264, true, UnaryKind::HardSwish, dt, seed += 10);
+        }
+    }
+}
+
+// FullyConnected in fp32 through TF32 (the fp16 tolerance applies, as for the conv); in % 4 == 0 suffices.
+TEST(GpuFcImplicitGemm, Tf32EveryConfigMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 600000;
+    struct FcSize {
+        int64_t rows, in, out;
+    };
+    for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
+        for (FcSize sz : {FcSize{1, 2048, 1000}, FcSize{67, 520, 136}, FcSize{5, 12, 8}}) {
+            seed += 10;
+            const std::string what = fmt::format("{} config {} float32 tf32: FC rows {} in {} out {} (seed {})",
+                                                 kFcTactic, config, sz.rows, sz.in, sz.out, seed);
+            auto graph = fc_graph(sz.rows, sz.in, sz.out, true, UnaryKind::Relu, seed);
+            ConvStepResult r =
+                run_step(graph, graph, kFcTactic, config, DType::f32, Layout::nhwc, seed, {.allow_tf32 = true});
+            ASSERT_EQ(r.refused, "") << what;
+            EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << what;
+            EXPECT_EQ(r.unwritten, 0) << what;
         }
     }
 }

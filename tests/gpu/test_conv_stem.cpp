@@ -14,13 +14,13 @@ const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
 // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act
 const GpuConvCase kStemCases[] = {
-    {1, 3, 57, 59, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu},     // ResNet stem, odd size
+    {1, 3, 57, 59, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu},       // ResNet stem, odd size
     {3, 3, 33, 31, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::HardSwish},  // MobileNet stem
-    {2, 3, 29, 30, 24, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1, true, UnaryKind::SiLU},     // asymmetric pads (SAME)
-    {1, 1, 19, 17, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, false},                      // C = 1, K not a multiple of 8
-    {1, 2, 15, 16, 5, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true, UnaryKind::Sigmoid},   // dilation 2, K < 8
-    {3, 4, 12, 13, 16, 3, 2, 1, 2, 1, 1, 0, 1, 2, 0, 1, true, UnaryKind::Relu6},    // rectangular
-    {2, 3, 0, 37, 9, 1, 5, 1, 2, 1, 1, 0, 2, 0, 1, 1, true},                         // 1-D
+    {2, 3, 29, 30, 24, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1, true, UnaryKind::SiLU},       // asymmetric pads (SAME)
+    {1, 1, 19, 17, 13, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, false},                       // C = 1, K not a multiple of 8
+    {1, 2, 15, 16, 5, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, true, UnaryKind::Sigmoid},     // dilation 2, K < 8
+    {3, 4, 12, 13, 16, 3, 2, 1, 2, 1, 1, 0, 1, 2, 0, 1, true, UnaryKind::Relu6},      // rectangular
+    {2, 3, 0, 37, 9, 1, 5, 1, 2, 1, 1, 0, 2, 0, 1, 1, true},                          // 1-D
 };
 
 TEST(GpuConvStem, MatchesReferenceOnShapeTable) {
@@ -50,8 +50,7 @@ TEST(GpuConvStem, RefusesWhatItDoesNotCover) {
     expect_conv_refused({1, 5, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true}, kStem, 0, DType::f32, Layout::nchw);
     expect_conv_refused({1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, true}, kStem, 0, DType::f16, Layout::nhwc);
     // 512 x 7 x 7 x 4 float weights do not fit in 48 KiB of shared memory.
-    expect_conv_refused({1, 4, 9, 9, 512, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 1, true}, kStem, 0, DType::f16,
-                        Layout::nhwc);
+    expect_conv_refused({1, 4, 9, 9, 512, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 1, true}, kStem, 0, DType::f16, Layout::nhwc);
 }
 
 }  // namespace

@@ -24,7 +24,9 @@ __device__ __forceinline__ void cp_async_16(uint32_t dst, const void* src, int s
 }
 
 /// Closes the group of cp.async issued since the last commit.
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
 
 /// Waits until at most N committed groups are still in flight (this thread's copies only: follow with a barrier).
 template <int N>

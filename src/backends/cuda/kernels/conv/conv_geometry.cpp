@@ -19,8 +19,7 @@ std::string ConvGeometry::str() const {
 }
 
 ConvGeometry conv_geometry(const StepDesc& desc) {
-    STRATA_ASSERT(desc.inputs.size() >= 2 && desc.outputs.size() == 1, "{}: Conv needs X, W and one output",
-                  desc.name);
+    STRATA_ASSERT(desc.inputs.size() >= 2 && desc.outputs.size() == 1, "{}: Conv needs X, W and one output", desc.name);
     const Shape& x = desc.inputs[0].shape;
     const Shape& wt = desc.inputs[1].shape;
     const Shape& y = desc.outputs[0].shape;

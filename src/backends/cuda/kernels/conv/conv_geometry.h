@@ -16,9 +16,9 @@ struct ConvGeometry {
     int k = 1, p = 1, q = 1;         ///< output: channels, height, width
     int r = 1, s = 1;                ///< kernel height, width
     int stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-    int pad_h = 0, pad_w = 0;        ///< top and left pads (bottom/right only shape P and Q)
+    int pad_h = 0, pad_w = 0;  ///< top and left pads (bottom/right only shape P and Q)
     int group = 1;
-    bool one_d = false;              ///< rank-3 tensors
+    bool one_d = false;  ///< rank-3 tensors
 
     int64_t out_pixels() const { return int64_t{n} * p * q; }
     /// "N1 C3 H224 W224 K64 P112 Q112 R7 S7 s2x2 d1x1 p3x3 g1"

@@ -5,10 +5,10 @@
 
 namespace strata::cuda {
 
-CudaTactic direct_conv_tactic();      ///< "cuda.conv.direct": generic, any conv
-CudaTactic fc_direct_tactic();        ///< "cuda.fc.direct": tiled FullyConnected, any size
+CudaTactic direct_conv_tactic();         ///< "cuda.conv.direct": generic, any conv
+CudaTactic fc_direct_tactic();           ///< "cuda.fc.direct": tiled FullyConnected, any size
 CudaTactic implicit_gemm_conv_tactic();  ///< "cuda.conv.implicit_gemm": tensor cores, fp16/bf16 NHWC
 CudaTactic implicit_gemm_fc_tactic();    ///< "cuda.fc.implicit_gemm": FullyConnected on the same kernel
-CudaTactic direct_stem_tactic();      ///< "cuda.conv.direct_stem": few input channels
+CudaTactic direct_stem_tactic();         ///< "cuda.conv.direct_stem": few input channels
 
 }  // namespace strata::cuda

@@ -49,7 +49,7 @@ __global__ void direct_conv_kernel(DirectConvParams prm) {
             k = static_cast<int>(rest % g.k), rest /= g.k;
             q = static_cast<int>(rest % g.q), rest /= g.q;
             p = static_cast<int>(rest % g.p), rest /= g.p;
-        } else {              // N, K, P, Q order
+        } else {  // N, K, P, Q order
             q = static_cast<int>(rest % g.q), rest /= g.q;
             p = static_cast<int>(rest % g.p), rest /= g.p;
             k = static_cast<int>(rest % g.k), rest /= g.k;

@@ -21,9 +21,9 @@ __device__ void stage_weights(const DirectStemParams& prm, int kp, float* w_s) {
         const int k = i % kp, t = i / kp;
         const int c = t % g.c, rs = t / g.c;
         const int s = rs % g.s, r = rs / g.s;
-        w_s[i] = k < g.k ? to_float(w[k * prm.w_stride[0] + c * prm.w_stride[1] + r * prm.w_stride[2] +
-                                      s * prm.w_stride[3]])
-                         : 0.0f;
+        w_s[i] =
+            k < g.k ? to_float(w[k * prm.w_stride[0] + c * prm.w_stride[1] + r * prm.w_stride[2] + s * prm.w_stride[3]])
+                    : 0.0f;
     }
 }
 
@@ -43,7 +43,7 @@ __global__ void direct_stem_kernel(DirectStemParams prm) {
             kg = static_cast<int>(i % groups);
             const int64_t pix = i / groups;
             n = static_cast<int>(pix / pq), rem = pix % pq;
-        } else {              // N, channel group, P, Q
+        } else {  // N, channel group, P, Q
             rem = i % pq;
             const int64_t t = i / pq;
             kg = static_cast<int>(t % groups), n = static_cast<int>(t / groups);
@@ -88,8 +88,8 @@ void direct_stem_launch(const DirectStemParams& params, DType dtype, cudaStream_
     const int64_t blocks = std::min<int64_t>((total + kStemThreads - 1) / kStemThreads, 1024);
     dispatch_float(dtype, [&](auto t) {
         using T = decltype(t);
-        direct_stem_kernel<T><<<static_cast<unsigned>(blocks), kStemThreads, direct_stem_smem_bytes(g), stream>>>(
-            params);
+        direct_stem_kernel<T>
+            <<<static_cast<unsigned>(blocks), kStemThreads, direct_stem_smem_bytes(g), stream>>>(params);
     });
 }
 

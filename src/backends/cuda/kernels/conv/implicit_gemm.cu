@@ -35,9 +35,12 @@ int threads_for(int config) {
 
 ImplicitGemmKernel kernel_for(DType dtype, int config) {
     switch (dtype) {
-        case DType::bf16: return kernel_for<__nv_bfloat16>(config);
-        case DType::f32: return kernel_for<float>(config);  // tf32 tensor cores
-        default: return kernel_for<__half>(config);
+        case DType::bf16:
+            return kernel_for<__nv_bfloat16>(config);
+        case DType::f32:
+            return kernel_for<float>(config);  // tf32 tensor cores
+        default:
+            return kernel_for<__half>(config);
     }
 }
 
@@ -60,9 +63,15 @@ void implicit_gemm_launch(const ImplicitGemmParams& params, DType dtype, int con
         const int threads = 256;
         const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((pairs + threads - 1) / threads, 4096));
         switch (dtype) {
-            case DType::bf16: split_k_reduce_kernel<__nv_bfloat16><<<blocks, threads, 0, stream>>>(params); break;
-            case DType::f32: split_k_reduce_kernel<float><<<blocks, threads, 0, stream>>>(params); break;
-            default: split_k_reduce_kernel<__half><<<blocks, threads, 0, stream>>>(params); break;
+            case DType::bf16:
+                split_k_reduce_kernel<__nv_bfloat16><<<blocks, threads, 0, stream>>>(params);
+                break;
+            case DType::f32:
+                split_k_reduce_kernel<float><<<blocks, threads, 0, stream>>>(params);
+                break;
+            default:
+                split_k_reduce_kernel<__half><<<blocks, threads, 0, stream>>>(params);
+                break;
         }
     }
 }

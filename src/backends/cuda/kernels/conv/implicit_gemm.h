@@ -46,12 +46,12 @@ inline size_t implicit_gemm_smem_bytes(int config) {
 std::string implicit_gemm_config_name(int config);
 
 struct ImplicitGemmParams {
-    ConvGeometry g;          ///< group must be 1; for FC: h = w = p = q = r = s = 1
-    const void* x = nullptr; ///< NHWC [N, H, W, C], 16-byte aligned
-    const void* w = nullptr; ///< KRSC [K, R, S, C], 16-byte aligned
-    void* y = nullptr;       ///< NHWC [N, P, Q, K], 4-byte aligned
-    EpilogueParams epilogue; ///< residual: NHWC like y
-    int splits = 1;          ///< split-K: blockIdx.z sums one of `splits` ranges of K (see implicit_gemm_splits)
+    ConvGeometry g;            ///< group must be 1; for FC: h = w = p = q = r = s = 1
+    const void* x = nullptr;   ///< NHWC [N, H, W, C], 16-byte aligned
+    const void* w = nullptr;   ///< KRSC [K, R, S, C], 16-byte aligned
+    void* y = nullptr;         ///< NHWC [N, P, Q, K], 4-byte aligned
+    EpilogueParams epilogue;   ///< residual: NHWC like y
+    int splits = 1;            ///< split-K: blockIdx.z sums one of `splits` ranges of K (see implicit_gemm_splits)
     float* partial = nullptr;  ///< splits > 1: implicit_gemm_workspace_bytes() of scratch, 8-byte aligned
 };
 

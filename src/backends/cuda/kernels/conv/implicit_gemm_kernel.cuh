@@ -25,10 +25,10 @@ struct BlockTile {
     static constexpr int kM = kCfg.bm, kN = kCfg.bn, kStages = kCfg.stages;
     static constexpr int kWarpsM = kCfg.warps_m, kWarpsN = kCfg.warps_n;
     static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
-    static constexpr int kSliceBytes = kCfg.bk * 2;        ///< bytes of K per row of a slice, whatever the type
-    static constexpr int kChunks = kSliceBytes / 16;       ///< 16-byte chunks per row of a slice
+    static constexpr int kSliceBytes = kCfg.bk * 2;   ///< bytes of K per row of a slice, whatever the type
+    static constexpr int kChunks = kSliceBytes / 16;  ///< 16-byte chunks per row of a slice
     static constexpr int kRowsPerPass = kThreads / kChunks;
-    static constexpr int kAIters = kM / kRowsPerPass;      ///< A rows each thread loads per slice
+    static constexpr int kAIters = kM / kRowsPerPass;  ///< A rows each thread loads per slice
     static constexpr int kBIters = kN / kRowsPerPass;
     static_assert(kSliceBytes % 32 == 0 && kThreads % kChunks == 0, "bk must be a multiple of 16");
     static_assert(kM % kRowsPerPass == 0 && kN % kRowsPerPass == 0, "tile rows must split evenly over the threads");
@@ -273,8 +273,8 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads) implicit_gemm_kern
         }
         cp_async_commit();
         const int st = kt % Block::kStages;
-        mma_slice<T, Index>(a_smem + st * Block::kM * Sl::kRow, b_smem + st * Block::kN * Sl::kRow, warp_m,
-                            warp_n, lane, acc);
+        mma_slice<T, Index>(a_smem + st * Block::kM * Sl::kRow, b_smem + st * Block::kN * Sl::kRow, warp_m, warp_n,
+                            lane, acc);
     }
     cp_async_wait<0>();  // only empty groups remain; leave nothing in flight at exit
     store_tile<T, Index>(prm, gemm_m, block_m, block_n, warp_m, warp_n, lane, acc);

@@ -73,7 +73,9 @@ std::string fc_can_implement(const StepDesc& desc, int config) {
     return common_problem(desc, config, fc_geometry(desc));
 }
 
-bool aligned(const void* p, uintptr_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+bool aligned(const void* p, uintptr_t bytes) {
+    return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
 
 class ImplicitGemmKernel final : public CudaKernel {
 public:
@@ -81,8 +83,8 @@ public:
         : desc_(desc),
           config_(config),
           geometry_(desc.node->op == ir::OpKind::FullyConnected ? fc_geometry(desc) : conv_geometry(desc)),
-          splits_(implicit_gemm_splits(geometry_, desc.outputs[0].dtype, config,
-                                       desc.device ? desc.device->sm_count : 1)) {
+          splits_(
+              implicit_gemm_splits(geometry_, desc.outputs[0].dtype, config, desc.device ? desc.device->sm_count : 1)) {
         STRATA_CUDA_CHECK(implicit_gemm_prepare(desc.outputs[0].dtype, config), desc.name);
     }
 
