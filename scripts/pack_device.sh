@@ -8,7 +8,13 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 mkdir -p .device
 cp ../shared/models/export.py .device/export.py 2>/dev/null || true
-files=("$build/strata" "$build/CTestTestfile.cmake" "$build/tests/CTestTestfile.cmake")
+# Only the GPU tests travel, so the CTest file that includes every area's tests is cut down to tests/gpu's.
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/$build/tests"
+grep -v '_include.cmake' "$build/tests/CTestTestfile.cmake" > "$stage/$build/tests/CTestTestfile.cmake"
+grep 'test_gpu\[1\]_include.cmake' "$build/tests/CTestTestfile.cmake" >> "$stage/$build/tests/CTestTestfile.cmake"
+files=("$build/strata" "$build/CTestTestfile.cmake" "$build/bench/CTestTestfile.cmake")
 for f in "$build"/tests/test_gpu "$build"/tests/test_gpu\[*\]_*.cmake "$build"/bench/*_gpu; do
     [[ -e "$f" ]] && files+=("$f")
 done
@@ -16,6 +22,6 @@ if [[ ! -e .device/conformance.tar.xz && -d ../shared/conformance ]]; then
     tar -C ../shared -cf - conformance | xz -T2 -6 > .device/conformance.tar.xz
 fi
 rm -f .device/bin.tar.xz
-tar -cf - "${files[@]}" | xz -T2 -6 > .device/bin.tar.xz
+tar -cf - "${files[@]}" -C "$stage" "$build/tests/CTestTestfile.cmake" | xz -T2 -6 > .device/bin.tar.xz
 ls -la .device/bin.tar.xz
 echo "packed: ${files[*]}"

@@ -112,9 +112,20 @@ Plan from_plan_file(PlanFile f, const std::string& name) {
     read_step_times(option(f, "step_ms", name), plan.steps);
     for (size_t s = 0; s < nodes; ++s)
         if (auto it = f.options.find("refused." + std::to_string(s)); it != f.options.end()) plan.steps[s].refused = it->second;
-    plan.storage.compute = static_cast<DType>(to_int(option(f, "compute", name), "compute", name));
-    plan.storage.layout = static_cast<Layout>(to_int(option(f, "layout", name), "layout", name));
+    int64_t compute = to_int(option(f, "compute", name), "compute", name);
+    int64_t layout = to_int(option(f, "layout", name), "layout", name);
+    auto is_layout = [](int64_t l) { return l >= 0 && l <= static_cast<int64_t>(Layout::nhwc); };
+    STRATA_CHECK(compute == static_cast<int64_t>(DType::f32) || compute == static_cast<int64_t>(DType::f16) ||
+                     compute == static_cast<int64_t>(DType::bf16),
+                 StatusCode::parse_error, "{}: corrupt plan: compute dtype {}", name, compute);
+    STRATA_CHECK(is_layout(layout), StatusCode::parse_error, "{}: corrupt plan: layout {}", name, layout);
+    STRATA_CHECK(plan.batch >= 1 && plan.options.threads >= 0, StatusCode::parse_error,
+                 "{}: corrupt plan: batch {} or threads {}", name, plan.batch, plan.options.threads);
+    plan.storage.compute = static_cast<DType>(compute);
+    plan.storage.layout = static_cast<Layout>(layout);
     for (size_t v = 0; v < values; ++v) {
+        STRATA_CHECK(is_layout(f.values[v].layout), StatusCode::parse_error, "{}: corrupt plan: value {} layout {}",
+                     name, v, f.values[v].layout);
         plan.memory.offsets.push_back(f.values[v].arena_offset);
         plan.storage.layouts.push_back(static_cast<Layout>(f.values[v].layout));
     }

@@ -5,6 +5,7 @@
 namespace strata::cuda {
 
 void register_elementwise_tactics(CudaTacticRegistry& registry);  // elementwise/: unary, binary, cast
+void register_binary_int_tactics(CudaTacticRegistry& registry);   // elementwise/: Binary on int32/int64
 void register_pool_tactics(CudaTacticRegistry& registry);         // pool/
 void register_softmax_tactics(CudaTacticRegistry& registry);      // softmax/
 void register_data_copy_tactics(CudaTacticRegistry& registry);    // data/: concat, split, plain copies
@@ -14,6 +15,7 @@ void register_norm_tactics(CudaTacticRegistry& registry);         // norm/: batc
 
 void register_memory_bound_tactics(CudaTacticRegistry& registry) {
     register_elementwise_tactics(registry);
+    register_binary_int_tactics(registry);
     register_pool_tactics(registry);
     register_softmax_tactics(registry);
     register_data_copy_tactics(registry);
