@@ -8,12 +8,13 @@ channels, but a depthwise filter sums only k*k inputs): mobilenet_v2's logits ar
 about 4e-14, below fp16's smallest subnormal (6e-8), so any fp16 engine, PyTorch included, returns zeros there.
 
 For each NAME this script
-  1. prints PyTorch's own fp16 and bf16 error against its fp32 on the GPU (TF32 off), for the default init, and
+  1. prints PyTorch's own fp16 and bf16 error against its fp32 on the GPU (TF32 off), for the default init and for
+     the rescaled model of 2., and
   2. writes NAME_rescaled.onnx / .input.npy / .logits.npy: the same architecture and seed, with every BatchNorm's
      weight and bias scaled (in one pass, in order) so its output has unit standard deviation on the sample input,
      the data-dependent rescaling of LSUV init. The logits come from PyTorch fp32 on the CPU, as export.py's do.
 Needs torch and torchvision (the GPU machine has them)."""
-import os, sys
+import copy, os, sys
 import numpy as np, torch, torchvision
 
 
@@ -32,10 +33,10 @@ def rel_error(got, want):
     return float((got.float() - want).abs().max() / want.abs().max())
 
 
-def pytorch_precisions(name):
+def pytorch_precisions(name, model):
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
-    model, x = make(name).cuda(), sample().cuda()
+    model, x = model.cuda(), sample().cuda()
     with torch.no_grad():
         want = model(x).float()
         for dtype in (torch.float16, torch.bfloat16):
@@ -62,6 +63,8 @@ def rescale_batchnorms(model, x):
 def export_rescaled(name, out):
     model, x = make(name), sample()
     rescale_batchnorms(model, x)
+    if torch.cuda.is_available():
+        pytorch_precisions(name + "_rescaled", copy.deepcopy(model))
     with torch.no_grad():
         y = model(x)
     stem = os.path.join(out, f"{name}_rescaled")
@@ -77,5 +80,5 @@ if __name__ == "__main__":
     os.makedirs(out, exist_ok=True)
     for name in sys.argv[2:]:
         if torch.cuda.is_available():
-            pytorch_precisions(name)
+            pytorch_precisions(name, make(name))
         export_rescaled(name, out)
