@@ -100,6 +100,12 @@ TEST(GpuPool, GlobalPoolsMatchReference) {
         {random_dim(rng, 1, 4), random_dim(rng, 1, 100), random_dim(rng, 1, 20), random_dim(rng, 1, 20)},
         {2, 5, 11},        // 1-D
         {1, 3, 150, 151},  // long planes
+        // Channels-last splits over the spatial rows (global_pool_split.cu): EfficientNet's squeeze-excite inputs
+        // at batch 1, an odd channel count (no 16-byte loads) and a split that leaves a short last chunk.
+        {1, 32, 112, 112},
+        {1, 96, 57, 61},
+        {2, 37, 45, 45},
+        {3, 400, 29, 31},
     };
     for (const Shape& shape : shapes) {
         for (ir::OpKind op : {ir::OpKind::GlobalAveragePool, ir::OpKind::GlobalMaxPool}) {

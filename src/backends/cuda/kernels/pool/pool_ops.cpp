@@ -1,9 +1,11 @@
 // pool_ops.cpp: the pooling tactics (cuda.maxpool, cuda.avgpool, cuda.global_avgpool, cuda.global_maxpool): the
 // window geometry comes from the reference's make_window_2d, so both backends read the attributes one way.
 #include <climits>
+#include <string>
 
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/kernels/data/loop_dims.h"
+#include "backends/cuda/kernels/pool/global_pool_split.h"
 #include "backends/cuda/kernels/pool/pool.h"
 #include "backends/reference/common.h"
 
@@ -47,6 +49,42 @@ void global_pool_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t
                        inner, b.inputs[0], b.outputs[0], desc.device ? desc.device->sm_count : 132, stream);
 }
 
+// Channels-last input: the spatially split kernel (global_pool_split.cu) with its partials in the workspace;
+// otherwise the one-warp-per-plane kernel.
+class GlobalPoolKernel final : public CudaKernel {
+public:
+    explicit GlobalPoolKernel(const StepDesc& desc) : desc_(desc) {
+        const TensorDesc& x = desc.inputs[0];
+        for (int d = 2; d < x.rank(); ++d) inner_ *= x.shape[d];
+        split_ = !rowmajor_bytes(x);
+        if (!split_) return;
+        const int vector = static_cast<int>(16 / dtype_size(x.dtype));
+        plan_ = plan_global_pool_split(x.shape[0], x.shape[1], inner_, desc.node->op == ir::OpKind::GlobalMaxPool,
+                                       x.shape[1] % vector == 0 ? vector : 1, desc.device ? desc.device->sm_count : 132);
+    }
+    size_t workspace_bytes() const override { return split_ ? global_pool_split_workspace(plan_) : 0; }
+    void launch(const StepBuffers& b, cudaStream_t stream) override {
+        if (!split_) {
+            global_pool_launch(desc_, b, stream);
+            return;
+        }
+        GlobalPoolSplit s = plan_;
+        if (reinterpret_cast<uintptr_t>(b.inputs[0]) % 16 != 0) s.vector = 1;  // 16-byte loads need alignment
+        launch_global_pool_split(desc_.inputs[0].dtype, s, b.inputs[0], b.outputs[0], b.workspace, stream);
+    }
+    std::string detail() const override {
+        return split_ ? "split " + std::to_string(plan_.splits) + " x " + std::to_string(plan_.chunk) + " rows" : "";
+    }
+
+private:
+    StepDesc desc_;
+    int64_t inner_ = 1;
+    bool split_ = false;
+    GlobalPoolSplit plan_;
+};
+
+std::unique_ptr<CudaKernel> make_global_pool(const StepDesc& desc, int) { return std::make_unique<GlobalPoolKernel>(desc); }
+
 }  // namespace
 
 PoolParams pool_params(const StepDesc& desc) {
@@ -76,9 +114,8 @@ void register_pool_tactics(CudaTacticRegistry& registry) {
     registry.add({"cuda.maxpool", ir::OpKind::MaxPool, 1, pool_can_implement, make_function_kernel<pool_launch>});
     registry.add({"cuda.avgpool", ir::OpKind::AveragePool, 1, pool_can_implement, make_function_kernel<pool_launch>});
     registry.add({"cuda.global_avgpool", ir::OpKind::GlobalAveragePool, 1, global_pool_can_implement,
-                  make_function_kernel<global_pool_launch>});
-    registry.add({"cuda.global_maxpool", ir::OpKind::GlobalMaxPool, 1, global_pool_can_implement,
-                  make_function_kernel<global_pool_launch>});
+                  make_global_pool});
+    registry.add({"cuda.global_maxpool", ir::OpKind::GlobalMaxPool, 1, global_pool_can_implement, make_global_pool});
 }
 
 }  // namespace strata::cuda
