@@ -121,11 +121,11 @@ public:
     /// One step's measured time (`strata profile`).
     struct StepTime {
         std::string name, op, kernel;  ///< node name, op, chosen kernel (tactic and config)
-        double ms = 0;                 ///< median over the iterations (GPU: CUDA events around the step's launch)
+        double ms = 0;                 ///< median per launch (GPU: CUDA events around graph replays of the step)
         double flops = 0, bytes = 0;   ///< the work and the fewest bytes the step moves (ir/cost.h)
     };
-    /// GPU engines: times every step separately (no CUDA graph), `iterations` times after one warm-up, on the inputs
-    /// of the last run(); aliased view steps are left out.
+    /// GPU engines: times every step separately (a CUDA graph of the step alone, replayed `iterations` times after a
+    /// warm-up), on the inputs of the last run(); aliased view steps are left out.
     Expected<std::vector<StepTime>> profile_steps(int iterations);
 
     Context(Context&&) noexcept;

@@ -1,6 +1,6 @@
 // cmd_profile.cpp: `strata profile MODEL`: where the time goes, step by step. Builds the Engine, runs it once on
-// random inputs, then times every step on its own (CUDA events around each launch, no CUDA graph; median of
-// --iters) and prints each step's kernel, time, share of the total, and the rates it reached: GB/s over the fewest
+// random inputs, then times every step on its own (a CUDA graph of 10 launches of the step, replayed --iters
+// times; the median per launch) and prints each step's kernel, time, share of the total, and the rates it reached: GB/s over the fewest
 // bytes the step must move and TFLOP/s over its arithmetic (ir/cost.h). The predicted time and the floor come
 // with the performance model.
 #include <fmt/format.h>
@@ -45,7 +45,7 @@ void profile(const ProfileFlags& f) {
         std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return steps[a].ms > steps[b].ms; });
         order.resize(std::min<size_t>(order.size(), f.top));
     }
-    std::printf("%s on %s, %s: %zu steps, %.4f ms in total (steps timed one by one, median of %d)\n",
+    std::printf("%s on %s, %s: %zu steps, %.4f ms in total (each step alone, graph replays, median of %d)\n",
                 model.name.c_str(), f.build.device.c_str(), f.build.precision.c_str(), steps.size(), total, f.iters);
     std::printf("%4s  %-36s %-16s %-34s %9s %6s %9s %9s\n", "step", "name", "op", "kernel", "ms", "%", "GB/s",
                 "TFLOP/s");

@@ -24,6 +24,7 @@ private:
     void launch_steps();   // every step, in order, on stream_ (direct or under capture)
     void launch_network(); // replays the CUDA graph (capturing it the first time) or launch_steps()
     void copy_inputs(const std::map<std::string, Tensor>& inputs);
+    double profile_step(size_t s, int iterations);
 
     std::shared_ptr<const build::Plan> plan_;
     std::shared_ptr<GpuWeights> weights_;
