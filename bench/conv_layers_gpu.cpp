@@ -18,6 +18,7 @@
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/device_buffer.h"
 #include "backends/cuda/kernels/common/fill_random.h"
+#include "backends/cuda/launch_timer.h"
 #include "backends/cuda/param_forms.h"
 #include "backends/cuda/host_pack.h"
 #include "ir/cost.h"
@@ -55,29 +56,12 @@ std::string layer_key(const ir::Graph& g, const ir::Node& n) {
                        a.strides[0], a.pads_begin[0], a.group);
 }
 
+// Median per launch of 15 replays of a graph of 20 launches, after one checked plain launch.
 double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream) {
     kernel.launch(buffers, stream);
     cuda::check_launch("warm-up");
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "warm-up");
-    constexpr int kLaunches = 20;
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "capture");
-    for (int i = 0; i < kLaunches; ++i) kernel.launch(buffers, stream);
-    STRATA_CUDA_CHECK(cudaStreamEndCapture(stream, &graph), "capture");
-    STRATA_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-    cuda::Event start, end;
-    std::vector<double> ms;
-    STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream), "replay");
-    for (int r = 0; r < 15; ++r) {
-        start.record(stream);
-        STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream), "replay");
-        end.record(stream);
-        STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "replay");
-        ms.push_back(end.elapsed_since(start) / kLaunches);
-    }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+    std::vector<double> ms = cuda::graph_launch_times(kernel, buffers, stream, 20, 15, "timing");
     std::sort(ms.begin(), ms.end());
     return ms[ms.size() / 2];
 }

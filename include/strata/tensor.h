@@ -15,6 +15,8 @@ namespace strata {
 enum class DType : uint8_t { f32, f16, bf16, i8, u8, i32, i64, boolean };
 
 size_t dtype_size(DType t);
+/// f32, f16 or bf16.
+constexpr bool is_float_dtype(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
 const char* dtype_name(DType t);  ///< "float32", "float16", "bfloat16", "int8", "uint8", "int32", "int64", "bool"
 
 /// How a 4-D activation is laid out in memory. Tensors that are not 4-D activations are plain row-major.

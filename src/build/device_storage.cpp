@@ -9,8 +9,6 @@ namespace strata::build {
 
 namespace {
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
-
 // The layout an activation of `shape` takes when a layout-aware op produces or reads it.
 Layout aware_layout(const Shape& shape, Layout net) { return shape.size() == 4 && net == Layout::nhwc ? Layout::nhwc : Layout::rowmajor; }
 
@@ -39,12 +37,12 @@ struct Rewriter {
         layouts.assign(graph.num_values(), Layout::rowmajor);
         for (ir::Node& node : graph.nodes()) {
             bool logical = needs_logical_order(node.op);
-            if (node.op == ir::OpKind::Cast && is_float(node.attr<ir::CastAttrs>().to))
+            if (node.op == ir::OpKind::Cast && is_float_dtype(node.attr<ir::CastAttrs>().to))
                 node.attr<ir::CastAttrs>().to = compute;
             for (ir::ValueId out : node.outputs) {
                 if (out == ir::kNoValue) continue;
                 ir::Value& v = graph.value(out);
-                if (is_float(v.dtype)) v.dtype = compute;
+                if (is_float_dtype(v.dtype)) v.dtype = compute;
                 layouts[out] = logical ? Layout::rowmajor : aware_layout(v.shape, net);
             }
         }
@@ -54,7 +52,7 @@ struct Rewriter {
     void convert_inputs() {
         for (ir::ValueId in : graph.inputs()) {
             ir::Value& v = graph.value(in);
-            if (!is_float(v.dtype) || (v.dtype == compute && aware_layout(v.shape, net) == Layout::rowmajor)) continue;
+            if (!is_float_dtype(v.dtype) || (v.dtype == compute && aware_layout(v.shape, net) == Layout::rowmajor)) continue;
             std::vector<size_t> readers = graph.consumers(in);
             ir::ValueId dev = convert(in, compute, aware_layout(v.shape, net), "to_device");
             for (size_t r : readers)
@@ -86,7 +84,7 @@ struct Rewriter {
     void convert_outputs() {
         for (ir::ValueId& out : graph.outputs()) {
             const ir::Value v = graph.value(out);
-            if (!is_float(v.dtype) || graph.is_graph_input(out) || graph.is_constant(out)) continue;
+            if (!is_float_dtype(v.dtype) || graph.is_graph_input(out) || graph.is_constant(out)) continue;
             if (v.dtype == DType::f32 && layouts[out] == Layout::rowmajor) continue;
             // The producer keeps writing `out` under a new name; the output name now belongs to the Cast's result.
             std::string name = v.name;
@@ -119,7 +117,7 @@ bool needs_logical_order(ir::OpKind op) {
 }
 
 DeviceStorage assign_device_storage(ir::Graph& graph, DType compute, Layout layout) {
-    STRATA_ASSERT(is_float(compute), "device compute dtype {}", dtype_name(compute));
+    STRATA_ASSERT(is_float_dtype(compute), "device compute dtype {}", dtype_name(compute));
     Rewriter rw{graph, compute, layout == Layout::nhwc ? Layout::nhwc : Layout::rowmajor, {}, {}};
     rw.set_activation_storage();
     rw.convert_inputs();

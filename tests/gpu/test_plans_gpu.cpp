@@ -13,15 +13,8 @@
 namespace strata {
 namespace {
 
-std::string temp_path(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("strata_gpu_plans_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-    return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
-}
+using test::same_bits;
+using test::temp_path;
 
 TEST(GpuPlans, SavedAndReloadedPlanGivesBitIdenticalOutputs) {
     STRATA_REQUIRE_GPU();

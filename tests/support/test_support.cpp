@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
+
+#include <unistd.h>
 
 #include "core/half.h"
 
@@ -105,6 +108,16 @@ CommandResult run_command(const std::string& command) {
     int status = pclose(pipe);
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return r;
+}
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+    return a.shape() == b.shape() && a.dtype() == b.dtype() && std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0;
+}
+
+std::string temp_path(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("strata_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
 }
 
 }  // namespace strata::test

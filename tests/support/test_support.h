@@ -36,6 +36,11 @@ double max_rel_error(const Tensor& got, const Tensor& want);
 /// Number of elements violating |got - want| <= atol + rtol * |want|.
 int64_t count_mismatches(const Tensor& got, const Tensor& want, double rtol, double atol);
 
+/// True when both tensors have the same dtype, shape and bytes.
+bool same_bits(const Tensor& a, const Tensor& b);
+/// `name` inside a per-process temporary folder (created), for files a test writes.
+std::string temp_path(const std::string& name);
+
 /// Path of the built `strata` tool (for tests that run the command line).
 std::string cli_path();
 /// Runs a shell command, returns its exit code and combined stdout+stderr.

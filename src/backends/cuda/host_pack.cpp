@@ -10,8 +10,6 @@ namespace strata::cuda {
 
 namespace {
 
-bool is_float(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
-
 float read_float(const void* base, DType t, int64_t i) {
     switch (t) {
         case DType::f32: return static_cast<const float*>(base)[i];
@@ -55,8 +53,8 @@ std::vector<uint8_t> pack_host(const Tensor& logical, const TensorDesc& desc) {
     STRATA_ASSERT(logical.shape() == desc.shape, "pack_host: shape {} vs {}", shape_str(logical.shape()),
                   shape_str(desc.shape));
     std::vector<uint8_t> out(desc.bytes());
-    if (is_float(desc.dtype)) {
-        STRATA_ASSERT(is_float(logical.dtype()), "pack_host: {} to {}", dtype_name(logical.dtype()),
+    if (is_float_dtype(desc.dtype)) {
+        STRATA_ASSERT(is_float_dtype(logical.dtype()), "pack_host: {} to {}", dtype_name(logical.dtype()),
                       dtype_name(desc.dtype));
         for_each_element(desc, [&](int64_t l, int64_t p) {
             write_float(out.data(), desc.dtype, p, read_float(logical.raw(), logical.dtype(), l));
@@ -72,7 +70,7 @@ std::vector<uint8_t> pack_host(const Tensor& logical, const TensorDesc& desc) {
 }
 
 Tensor unpack_host(const void* bytes, const TensorDesc& desc) {
-    if (is_float(desc.dtype)) {
+    if (is_float_dtype(desc.dtype)) {
         Tensor t = Tensor::empty(DType::f32, desc.shape);
         auto* dst = static_cast<float*>(t.raw());
         for_each_element(desc, [&](int64_t l, int64_t p) { dst[l] = read_float(bytes, desc.dtype, p); });

@@ -17,7 +17,7 @@ bool keeps_float32(const ir::Node& node, size_t index) {
 TensorDesc value_desc(const ir::Value& v, DType compute, Layout layout, bool fp32_param) {
     TensorDesc d;
     d.shape = v.shape;
-    bool is_float = v.dtype == DType::f32 || v.dtype == DType::f16 || v.dtype == DType::bf16;
+    bool is_float = is_float_dtype(v.dtype);
     d.dtype = is_float ? (fp32_param ? DType::f32 : compute) : v.dtype;
     d.layout = v.shape.size() == 4 ? layout : Layout::rowmajor;
     return d;

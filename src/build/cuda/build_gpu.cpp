@@ -10,6 +10,7 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/common/fill_random.h"
+#include "backends/cuda/launch_timer.h"
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "backends/cuda/libs/cudnn_loader.h"
 #include "build/cuda/timing_cache.h"
@@ -76,31 +77,6 @@ void fill_trial_memory(const Plan& plan, const runtime::ActivationMemory& memory
     }
 }
 
-// A CUDA graph of `launches` launches of one kernel: timed the way the network runs (graph replay, so the launch
-// gaps are the graph's, not the host's), which matters for kernels of a few microseconds.
-class LaunchGraph {
-public:
-    LaunchGraph(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream, int launches,
-                const std::string& what) {
-        cudaGraph_t graph = nullptr;
-        STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), what);
-        for (int i = 0; i < launches; ++i) kernel.launch(buffers, stream);
-        cudaError_t status = cudaStreamEndCapture(stream, &graph);
-        cuda::check_launch(what);
-        STRATA_CUDA_CHECK(status, what);
-        status = cudaGraphInstantiate(&exec_, graph, 0);
-        cudaGraphDestroy(graph);
-        STRATA_CUDA_CHECK(status, what);
-    }
-    ~LaunchGraph() {
-        if (exec_) cudaGraphExecDestroy(exec_);
-    }
-    void replay(cudaStream_t stream, const std::string& what) { STRATA_CUDA_CHECK(cudaGraphLaunch(exec_, stream), what); }
-
-private:
-    cudaGraphExec_t exec_ = nullptr;
-};
-
 // Per-launch milliseconds: one checked warm-up launch, then the best of three replays of a graph of launches
 // (about 0.5 ms of work each, at most 50 launches).
 double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream,
@@ -113,17 +89,8 @@ double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, c
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), what);
     double once = end.elapsed_since(start);
     int launches = std::clamp(static_cast<int>(0.5 / std::max(once, 1e-3)), 2, 50);
-    LaunchGraph graph(kernel, buffers, stream, launches, what);
-    graph.replay(stream, what);
-    double best = 1e30;
-    for (int trial = 0; trial < 3; ++trial) {
-        start.record(stream);
-        graph.replay(stream, what);
-        end.record(stream);
-        STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), what);
-        best = std::min(best, static_cast<double>(end.elapsed_since(start)) / launches);
-    }
-    return best;
+    std::vector<double> ms = cuda::graph_launch_times(kernel, buffers, stream, launches, 3, what);
+    return *std::min_element(ms.begin(), ms.end());
 }
 
 struct Selector {

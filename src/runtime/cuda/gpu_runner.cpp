@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/launch_timer.h"
 #include "core/check.h"
 
 namespace strata::runtime {
@@ -164,34 +165,10 @@ std::vector<double> GpuRunner::time_device(int warmup, int iterations) {
 // (about 0.17 ms per cuDNN call on the H200, 2026-11-29) to every step.
 double GpuRunner::profile_step(size_t s, int iterations) {
     constexpr int kLaunches = 10;
-    const std::string what = fmt::format("profiling step {} '{}'", s, descs_[s].name);
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream_.get(), cudaStreamCaptureModeThreadLocal), what);
-    for (int i = 0; i < kLaunches; ++i) kernels_[s]->launch(buffers_[s], stream_.get());
-    cudaError_t status = cudaStreamEndCapture(stream_.get(), &graph);
-    STRATA_CUDA_CHECK(status, what);
-    status = cudaGraphInstantiate(&exec, graph, 0);
-    cudaGraphDestroy(graph);
-    STRATA_CUDA_CHECK(status, what);
-    std::vector<double> samples;
-    cuda::Event start, end;
-    try {
-        STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream_.get()), what);  // warm-up
-        for (int it = 0; it < iterations; ++it) {
-            start.record(stream_.get());
-            STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream_.get()), what);
-            end.record(stream_.get());
-            stream_.synchronize(what);
-            samples.push_back(static_cast<double>(end.elapsed_since(start)) / kLaunches);
-        }
-    } catch (...) {
-        cudaGraphExecDestroy(exec);
-        throw;
-    }
-    cudaGraphExecDestroy(exec);
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
+    std::vector<double> ms = cuda::graph_launch_times(*kernels_[s], buffers_[s], stream_.get(), kLaunches, iterations,
+                                                      fmt::format("profiling step {} '{}'", s, descs_[s].name));
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
 }
 
 std::vector<double> GpuRunner::profile_steps(int iterations) {

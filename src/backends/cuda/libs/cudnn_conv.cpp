@@ -24,9 +24,6 @@ const CudnnApi& api() {
 int device_of(const StepDesc& desc) {
     return desc.device ? desc.device->index : 0;
 }
-bool is_float(DType t) {
-    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
-}
 int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) {
     return i < v.size() ? v[i] : fallback;
 }
@@ -39,7 +36,7 @@ std::string conv_unsupported(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &w = desc.inputs[1], &y = desc.outputs[0];
     if (x.rank() != 3 && x.rank() != 4) return fmt::format("{}-D convolution (1-D and 2-D only)", x.rank() - 2);
     if (w.rank() != x.rank() || y.rank() != x.rank()) return "W or Y rank differs from X";
-    if (!is_float(x.dtype) || w.dtype != x.dtype || y.dtype != x.dtype) return "dtypes differ or are not float";
+    if (!is_float_dtype(x.dtype) || w.dtype != x.dtype || y.dtype != x.dtype) return "dtypes differ or are not float";
     if (w.channels_last() != x.channels_last() || y.channels_last() != x.channels_last()) return "layouts differ";
     if (desc.inputs.size() > 3 && desc.inputs[3].present &&
         (desc.inputs[3].dtype != y.dtype || desc.inputs[3].shape != y.shape || desc.inputs[3].layout != y.layout))

@@ -14,10 +14,6 @@ int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) {
     return i < v.size() ? v[i] : fallback;
 }
 
-bool is_float(DType t) {
-    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
-}
-
 // The leading pad of spatial dim i (as the reference): pads_begin, or derived from output_shape's total padding.
 int64_t leading_pad(const ir::ConvTransposeAttrs& a, size_t i, int64_t in, int64_t out, int64_t kernel) {
     if (a.output_shape.empty()) return at_or(a.pads_begin, i, 0);
@@ -32,7 +28,7 @@ std::string conv_transpose_unsupported(const StepDesc& desc) {
     const TensorDesc &x = desc.inputs[0], &w = desc.inputs[1], &y = desc.outputs[0];
     if (x.rank() != 3 && x.rank() != 4) return fmt::format("{}-D input (1-D and 2-D only)", x.rank() - 2);
     if (w.rank() != x.rank() || y.rank() != x.rank()) return "W or Y rank differs from X";
-    if (!is_float(x.dtype) || w.dtype != x.dtype || y.dtype != x.dtype)
+    if (!is_float_dtype(x.dtype) || w.dtype != x.dtype || y.dtype != x.dtype)
         return fmt::format("dtypes {}/{}/{} (float dtypes, all the same)", dtype_name(x.dtype), dtype_name(w.dtype),
                            dtype_name(y.dtype));
     if (w.channels_last() != x.channels_last() || y.channels_last() != x.channels_last()) return "layouts differ";

@@ -7,10 +7,6 @@
 namespace strata::cuda {
 namespace {
 
-bool is_float(DType t) {
-    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
-}
-
 // Same shape and the same memory order (nchw and nhwc agree when H*W == 1 or C == 1).
 bool same_order(const TensorDesc& a, const TensorDesc& b) {
     return a.shape == b.shape && (a.channels_last() == b.channels_last() || (rowmajor_bytes(a) && rowmajor_bytes(b)));
@@ -18,7 +14,7 @@ bool same_order(const TensorDesc& a, const TensorDesc& b) {
 
 std::string unary_can_implement(const StepDesc& desc, int) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    if (!is_float(x.dtype) || y.dtype != x.dtype) return "needs one float dtype";
+    if (!is_float_dtype(x.dtype) || y.dtype != x.dtype) return "needs one float dtype";
     if (!same_order(x, y)) return "input and output layouts differ";
     return {};
 }
@@ -34,7 +30,7 @@ void unary_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t strea
 std::string binary_can_implement(const StepDesc& desc, int) {
     if (std::string why = check_index_space(desc.inputs, desc.outputs); !why.empty()) return why;
     const TensorDesc &a = desc.inputs[0], &b = desc.inputs[1], &c = desc.outputs[0];
-    if (!is_float(c.dtype) || a.dtype != c.dtype || b.dtype != c.dtype) return "needs one float dtype";
+    if (!is_float_dtype(c.dtype) || a.dtype != c.dtype || b.dtype != c.dtype) return "needs one float dtype";
     if (a.rank() > c.rank() || b.rank() > c.rank()) return "an input has a higher rank than the output";
     return {};
 }
@@ -53,14 +49,14 @@ std::string cast_can_implement(const StepDesc& desc, int) {
 
 // nchw <-> nhwc between float dtypes: [N, C, HW] <-> [N, HW, C], a batched transpose (the grid's y dim holds rows/32).
 bool transposing_cast(const TensorDesc& x, const TensorDesc& y) {
-    if (!is_float(x.dtype) || !is_float(y.dtype) || x.rank() != 4 || same_order(x, y)) return false;
+    if (!is_float_dtype(x.dtype) || !is_float_dtype(y.dtype) || x.rank() != 4 || same_order(x, y)) return false;
     int64_t hw = x.shape[2] * x.shape[3], rows = x.channels_last() ? hw : x.shape[1];
     return (rows + 31) / 32 <= 65535;
 }
 
 void cast_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    if (is_float(x.dtype) && is_float(y.dtype) && same_order(x, y)) {
+    if (is_float_dtype(x.dtype) && is_float_dtype(y.dtype) && same_order(x, y)) {
         launch_cast_flat(x.dtype, y.dtype, b.inputs[0], b.outputs[0], y.numel(),
                          grid_blocks(y.numel(), kElementwiseThreads, desc.device), stream);
         return;

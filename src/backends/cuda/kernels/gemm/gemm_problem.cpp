@@ -6,10 +6,6 @@
 namespace strata::cuda {
 
 namespace {
-bool is_float(DType t) {
-    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
-}
-
 // A rank-4 operand in the nhwc layout is row-major only where the two orders agree (H*W == 1 or C == 1).
 bool row_major(const TensorDesc& t) {
     if (!t.channels_last()) return true;
@@ -125,7 +121,7 @@ std::string gemm_problem(const StepDesc& desc, GemmProblem& out) {
     GemmProblem p;
     if (desc.inputs.size() < 2 || desc.outputs.size() != 1) return "needs two inputs and one output";
     p.dtype = desc.outputs[0].dtype;
-    if (!is_float(p.dtype) || desc.inputs[0].dtype != p.dtype || desc.inputs[1].dtype != p.dtype)
+    if (!is_float_dtype(p.dtype) || desc.inputs[0].dtype != p.dtype || desc.inputs[1].dtype != p.dtype)
         return "dtypes differ or are not float";
     for (const auto* list : {&desc.inputs, &desc.outputs})
         for (const TensorDesc& t : *list)

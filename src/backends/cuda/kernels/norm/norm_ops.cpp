@@ -8,7 +8,7 @@ namespace {
 
 std::string norm_can_implement(const StepDesc& desc, int) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    bool is_float = x.dtype == DType::f32 || x.dtype == DType::f16 || x.dtype == DType::bf16;
+    bool is_float = is_float_dtype(x.dtype);
     if (!is_float || y.dtype != x.dtype) return "needs one float dtype";
     if (x.rank() < 2) return "X must be [N, C, ...]";
     if (x.numel() >= (int64_t{1} << 31)) return "2^31 or more elements";

@@ -12,13 +12,9 @@
 namespace strata::cuda {
 namespace {
 
-bool is_float(DType t) {
-    return t == DType::f32 || t == DType::f16 || t == DType::bf16;
-}
-
 std::string pool_can_implement(const StepDesc& desc, int) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    if (!is_float(x.dtype) || y.dtype != x.dtype) return "needs one float dtype";
+    if (!is_float_dtype(x.dtype) || y.dtype != x.dtype) return "needs one float dtype";
     if (x.rank() != 3 && x.rank() != 4) return "1-D and 2-D pooling only";
     if (x.channels_last() != y.channels_last()) return "input and output layouts differ";
     if (desc.attr<ir::PoolAttrs>().auto_pad != ir::AutoPad::explicit_pads) return "auto_pad not resolved";
@@ -34,7 +30,7 @@ void pool_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream
 
 std::string global_pool_can_implement(const StepDesc& desc, int) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    if (!is_float(x.dtype) || y.dtype != x.dtype) return "needs one float dtype";
+    if (!is_float_dtype(x.dtype) || y.dtype != x.dtype) return "needs one float dtype";
     if (x.rank() < 2) return "X must be [N, C, ...]";
     if (x.shape[0] > 65535) return "batch above 65535";
     return {};

@@ -20,7 +20,7 @@ std::vector<bool> reduced_dims(const StepDesc& desc) {
 
 std::string reduce_can_implement(const StepDesc& desc, int) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    bool is_float = x.dtype == DType::f32 || x.dtype == DType::f16 || x.dtype == DType::bf16;
+    bool is_float = is_float_dtype(x.dtype);
     if (!is_float || y.dtype != x.dtype) return "needs one float dtype";
     if (std::string why = check_index_space(desc.inputs, desc.outputs); !why.empty()) return why;
     return {};

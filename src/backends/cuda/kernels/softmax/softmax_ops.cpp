@@ -29,7 +29,7 @@ bool normalised_span(const StepDesc& desc, int* first, int* last) {
 
 std::string softmax_can_implement(const StepDesc& desc, int) {
     const TensorDesc &x = desc.inputs[0], &y = desc.outputs[0];
-    bool is_float = x.dtype == DType::f32 || x.dtype == DType::f16 || x.dtype == DType::bf16;
+    bool is_float = is_float_dtype(x.dtype);
     if (!is_float || y.dtype != x.dtype) return "needs one float dtype";
     if (x.channels_last() != y.channels_last()) return "input and output layouts differ";
     int first = 0, last = 0;
