@@ -6,6 +6,7 @@
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
+#   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS)
 # Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
 # cases travel in .device/conformance.tar.xz.
 set -uo pipefail
@@ -85,6 +86,21 @@ for stage in "${stages[@]}"; do
         convbench)
             note "conv layers"
             build/bench/conv_layers_gpu --model resnet50 --batch 64 --precision fp16 2>&1 | tee "$out/conv_layers.log"
+            ;;
+        dwmodels)
+            # Issue 4, acceptance 5: the depthwise networks with strata's depthwise kernels and with them excluded
+            # (the builder then picks cuDNN's or the generic kernel), fp16, batch 1 and 64; then where the time goes.
+            export_models mobilenet_v2 efficientnet_b0 shufflenet_v2_x1_0 mnasnet1_0
+            for m in mobilenet_v2 efficientnet_b0 shufflenet_v2_x1_0 mnasnet1_0; do
+                for excl in "" cuda.conv.depthwise; do
+                    note "bench $m fp16 exclude='$excl'"
+                    STRATA_EXCLUDE_TACTICS=$excl build/strata bench "$models/$m.onnx" --device cuda --precision fp16 \
+                        --batch 1,64 --json "$out/dw_${m}_${excl:-strata}.json" 2>&1 | tail -4
+                done
+                STRATA_EXCLUDE_TACTICS= build/strata profile "$models/$m.onnx" --precision fp16 --batch 64 \
+                    > "$out/profile_${m}_b64.log" 2>&1
+                grep -iE "depthwise|conv.*g(roup)?[0-9]" "$out/profile_${m}_b64.log" | head -5
+            done
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac

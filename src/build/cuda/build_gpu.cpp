@@ -34,6 +34,15 @@ Layout network_layout(DType compute) {
     return compute == DType::f32 ? Layout::nchw : Layout::nhwc;
 }
 
+// Tactics the builder must not choose: STRATA_EXCLUDE_TACTICS, comma-separated names ("cuda.conv.depthwise" to
+// compare a network against the same build on the other kernels). A step left with no candidate fails to build.
+bool excluded_tactic(const std::string& name) {
+    const char* env = std::getenv("STRATA_EXCLUDE_TACTICS");
+    if (!env || !*env) return false;
+    const std::string list = std::string(",") + env + ",";
+    return list.find("," + name + ",") != std::string::npos;
+}
+
 // The input an elementwise step may overwrite with its output (NOTE [memory plan aliasing]), -1 = none: Unary's
 // input, or the Binary operand that has the output's shape and layout (the other may broadcast). Each element is
 // read before the same element is written, so the kernels need no other care.
@@ -132,6 +141,11 @@ struct Selector {
         step.node = s;
         std::vector<std::pair<const cuda::CudaTactic*, int>> runnable;
         for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(desc.node->op)) {
+            if (excluded_tactic(t->name)) {
+                step.refused += fmt::format("{}{}: excluded by STRATA_EXCLUDE_TACTICS", step.refused.empty() ? "" : "; ",
+                                            t->name);
+                continue;
+            }
             for (int c = 0; c < t->num_configs; ++c) {
                 std::string why = t->can_implement ? t->can_implement(desc, c) : std::string();
                 if (why.empty()) {

@@ -10,5 +10,6 @@ CudaTactic fc_direct_tactic();           ///< "cuda.fc.direct": tiled FullyConne
 CudaTactic implicit_gemm_conv_tactic();  ///< "cuda.conv.implicit_gemm": tensor cores, fp16/bf16 NHWC
 CudaTactic implicit_gemm_fc_tactic();    ///< "cuda.fc.implicit_gemm": FullyConnected on the same kernel
 CudaTactic direct_stem_tactic();         ///< "cuda.conv.direct_stem": few input channels
+CudaTactic depthwise_conv_tactic();      ///< "cuda.conv.depthwise": group == C (kernels/depthwise/)
 
 }  // namespace strata::cuda

@@ -1,0 +1,152 @@
+// depthwise.cpp: the host side of the depthwise family: which kernel and tile a shape gets (the dynamic tile
+// selector of SEEDS.md section 5), and the launch that dispatches on the dtype.
+#include "backends/cuda/kernels/depthwise/depthwise.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/check.h"
+
+namespace strata::cuda {
+
+namespace {
+
+// Resident threads worth aiming for: 32 warps per SM fill each SM about twice over at the ~100 registers per thread
+// the tiled kernels use, so memory latency hides behind other warps.
+constexpr int kTargetThreadsPerSm = 1024;
+constexpr int kThreadsPerBlock = 256;
+constexpr size_t kMaxTapBytes = 48 * 1024;  // static shared memory limit without opt-in
+// Live floats a thread may hold (accumulators + one input row) before the tile needs too many registers.
+constexpr int kMaxLiveFloats = 96;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool tiled_geometry(const DepthwiseParams& prm) {
+    const ConvGeometry& g = prm.g;
+    const bool k_ok = g.r == g.s && (g.r == 3 || g.r == 5 || g.r == 7);
+    const bool s_ok = g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2);
+    return !g.one_d && k_ok && s_ok && g.dil_h == 1 && g.dil_w == 1 && prm.multiplier == 1;
+}
+
+/// Accumulators (A rows x cols x vec) plus one input row ((cols-1)*S+K columns x vec), in floats.
+int live_floats(int k, int s, int cols, int vec) {
+    const int a = (k - 1) / s + 1;
+    return (a * cols + (cols - 1) * s + k) * vec;
+}
+
+int64_t strips(const ConvGeometry& g, int rows, int cols) { return int64_t{g.n} * ceil_div(g.p, rows) * ceil_div(g.q, cols); }
+
+/// The largest (rows x cols) tile, rows first (each row of the strip saves K/S - 1 input row loads), that still
+/// launches `target` threads; the smallest when none does, to give a small problem all the parallelism it has.
+void choose_strip(DepthwiseTile& t, const ConvGeometry& g, int64_t lanes, std::initializer_list<int> col_options,
+                  int64_t target) {
+    for (int rows : {8, 4, 2, 1}) {
+        for (int cols : col_options) {
+            if (rows > 1 && rows >= 2 * g.p) continue;  // a strip much taller than the map is wasted walking
+            if (lanes * strips(g, rows, cols) >= target) {
+                t.rows = std::min(rows, g.p), t.cols = cols;
+                return;
+            }
+        }
+    }
+    t.rows = 1, t.cols = *std::min_element(col_options.begin(), col_options.end());
+}
+
+int largest_divisor_at_most(int n, int cap) {
+    for (int d = std::min(n, cap); d > 1; --d)
+        if (n % d == 0) return d;
+    return 1;
+}
+
+}  // namespace
+
+std::string DepthwiseTile::str() const {
+    switch (kind) {
+        case DepthwiseKernelKind::tiled_nhwc:
+            return fmt::format("nhwc vec{} cols{} rows{} block {}x{}, {} threads", vec, cols, rows, block_x, block_y,
+                               threads);
+        case DepthwiseKernelKind::tiled_nchw:
+            return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
+        case DepthwiseKernelKind::generic: break;
+    }
+    return fmt::format("generic, {} threads", threads);
+}
+
+std::string depthwise_problem(const ConvGeometry& g) {
+    if (g.group != g.c) return fmt::format("not depthwise (group {} != C {})", g.group, g.c);
+    if (g.k % g.c != 0) return fmt::format("K {} is not a multiple of C {}", g.k, g.c);
+    return {};
+}
+
+DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, bool nhwc, int sm_count) {
+    const ConvGeometry& g = prm.g;
+    const int64_t target = int64_t{std::max(sm_count, 1)} * kTargetThreadsPerSm;
+    const int elem = static_cast<int>(dtype_size(dtype));
+    DepthwiseTile t;
+    if (tiled_geometry(prm) && nhwc && prm.x_stride[1] == 1 && prm.y_stride[1] == 1) {
+        const int wide = 16 / elem, narrow = 4 / elem;
+        t.vec = g.c % wide == 0 ? wide : (g.c % narrow == 0 ? narrow : 0);
+        if (t.vec > 0) {
+            t.kind = DepthwiseKernelKind::tiled_nhwc;
+            const bool two_cols = live_floats(g.r, g.stride_h, 2, t.vec) <= kMaxLiveFloats;
+            const int64_t cvecs = g.c / t.vec;
+            if (two_cols)
+                choose_strip(t, g, cvecs, {2, 1}, target);
+            else
+                choose_strip(t, g, cvecs, {1}, target);
+            const int tap_cap = static_cast<int>(kMaxTapBytes / (sizeof(float) * g.r * g.s * t.vec));
+            t.block_x = largest_divisor_at_most(static_cast<int>(cvecs), std::min(32, tap_cap));
+            t.block_y = std::max(1, kThreadsPerBlock / t.block_x);
+            t.threads = cvecs * strips(g, t.rows, t.cols);
+            return t;
+        }
+    }
+    if (tiled_geometry(prm) && !nhwc) {
+        t.kind = DepthwiseKernelKind::tiled_nchw;
+        choose_strip(t, g, g.c, {4, 1}, target);
+        t.block_x = kThreadsPerBlock;
+        t.threads = int64_t{g.c} * strips(g, t.rows, t.cols);
+        return t;
+    }
+    t.kind = DepthwiseKernelKind::generic;
+    t.threads = g.out_pixels() * g.k;
+    return t;
+}
+
+bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int rows, bool wide) {
+    const ConvGeometry& g = prm.g;
+    if (tile.kind == DepthwiseKernelKind::generic) return false;
+    const bool nhwc = tile.kind == DepthwiseKernelKind::tiled_nhwc;
+    const int cols = !wide ? 1 : nhwc ? 2 : 4;
+    if (nhwc && cols == 2 && live_floats(g.r, g.stride_h, 2, tile.vec) > kMaxLiveFloats) return false;
+    tile.rows = std::min(rows, g.p);
+    tile.cols = cols;
+    tile.threads = (nhwc ? g.c / tile.vec : g.c) * strips(g, tile.rows, tile.cols);
+    return true;
+}
+
+size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& tile) {
+    if (tile.kind != DepthwiseKernelKind::tiled_nhwc) return 0;
+    return sizeof(float) * prm.g.r * prm.g.s * tile.block_x * tile.vec;
+}
+
+void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype,
+                              cudaStream_t stream) {
+    DepthwiseTile run = tile;
+    if (run.kind == DepthwiseKernelKind::tiled_nhwc) {
+        const uintptr_t align = static_cast<uintptr_t>(run.vec) * dtype_size(dtype);
+        auto aligned = [&](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % align == 0; };
+        if (!aligned(prm.x) || !aligned(prm.y) || !aligned(prm.epilogue.residual))
+            run.kind = DepthwiseKernelKind::generic;
+    }
+    switch (dtype) {
+        case DType::f32: depthwise_launch_f32(prm, run, stream); return;
+        case DType::f16: depthwise_launch_f16(prm, run, stream); return;
+        case DType::bf16: depthwise_launch_bf16(prm, run, stream); return;
+        default: STRATA_ASSERT(false, "depthwise: dtype {}", dtype_name(dtype));
+    }
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,81 @@
+// depthwise.h: strata's depthwise convolution family (SEEDS.md section 5), the tactic cuda.conv.depthwise.
+//
+// A depthwise convolution (group == C, K = C * multiplier) reads each input element K*K times but does only K*K
+// multiply-adds per output, so it is memory-bound: the kernels exist to touch DRAM once per element and keep the
+// load/store units from becoming the limit. Three kernels:
+//   - tiled NHWC: each thread owns VEC consecutive channels (one 16- or 4-byte vector), COLS neighbouring output
+//     columns and a strip of ROWS output rows. Row reuse: walking down the strip, every input row is loaded once into
+//     registers and multiplied into the ceil(K/stride) output rows whose windows contain it (rolling accumulators).
+//     Column reuse: the (COLS-1)*stride+K input columns of a row serve all COLS outputs from registers. Filter taps
+//     sit in shared memory for the block's channels. k in {3,5,7}, stride in {1,2}, dilation 1, multiplier 1.
+//   - tiled NCHW: the same rolling scheme with one channel per thread and lanes along W (COLS outputs each).
+//   - generic: one thread per output element, any k / stride / dilation / pads / multiplier / layout.
+// The tile (kernel, VEC, COLS, ROWS, block shape) is chosen per shape by select_depthwise_tile(): the largest tile
+// that still leaves enough resident warps on every SM, so batch 1 and batch 128 both fill the GPU.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "backends/cuda/kernels/common/epilogue.h"
+#include "backends/cuda/kernels/conv/conv_geometry.h"
+#include "strata/tensor.h"
+
+namespace strata::cuda {
+
+struct DepthwiseParams {
+    ConvGeometry g;            ///< group == c, k == c * multiplier
+    int multiplier = 1;        ///< output channels per input channel
+    int64_t x_stride[4] = {};  ///< X element strides of n, c, h, w
+    int64_t w_stride[4] = {};  ///< W element strides of k, (c), r, s
+    int64_t y_stride[4] = {};  ///< Y (and residual) element strides of n, k, p, q
+    const void* x = nullptr;
+    const void* w = nullptr;
+    void* y = nullptr;
+    EpilogueParams epilogue;
+};
+
+enum class DepthwiseKernelKind { tiled_nhwc, tiled_nchw, generic };
+
+/// What one launch runs: the kernel, its compile-time tile, the rows per strip and the block shape.
+struct DepthwiseTile {
+    DepthwiseKernelKind kind = DepthwiseKernelKind::generic;
+    int vec = 1;         ///< channels per thread (tiled_nhwc)
+    int cols = 1;        ///< output columns per thread
+    int rows = 1;        ///< output rows per thread (strip height)
+    int block_x = 256;   ///< tiled_nhwc: channel vectors per block; otherwise threads per block
+    int block_y = 1;     ///< tiled_nhwc: strips per block
+    int64_t threads = 0; ///< threads launched (one per strip and channel vector)
+    std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
+};
+
+/// Why the depthwise family cannot run `g` at all (empty when it can): needs group == C and K % C == 0.
+std::string depthwise_problem(const ConvGeometry& g);
+
+/// The tile for `prm` on a GPU with `sm_count` SMs. Tiled kernels need: k in {3,5,7} square, stride in {1,2}
+/// (both dims equal), dilation 1, multiplier 1, and for tiled_nhwc channels contiguous (x/y channel stride 1) with
+/// C a multiple of the vector width; anything else runs the generic kernel. `nhwc`: the tensors are channels-last.
+DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, bool nhwc, int sm_count);
+
+/// Overrides the strip of a tiled `tile`: `rows` output rows per thread, and the wide column count (2 in NHWC, 4 in
+/// NCHW) or 1. False, leaving `tile` as it was, for the generic kernel or a wide NHWC strip that would need too many
+/// registers. The tactic offers these as configs so that the builder's timing can confirm or overrule the selector.
+bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int rows, bool wide);
+
+/// Shared memory (bytes) the tiled NHWC kernel stages its filter taps in for `tile`.
+size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& tile);
+
+/// Enqueues the depthwise convolution on `stream` with `tile` (from select_depthwise_tile). Falls back to the
+/// generic kernel when a pointer is not aligned to the tile's vector width. dtype: f32, f16 or bf16.
+void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype,
+                              cudaStream_t stream);
+
+// Per-dtype launchers (depthwise_f32.cu, depthwise_f16.cu, depthwise_bf16.cu), compiled apart so the three
+// instantiation tables build in parallel.
+void depthwise_launch_f32(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
+void depthwise_launch_f16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
+void depthwise_launch_bf16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
+
+}  // namespace strata::cuda

@@ -1,0 +1,11 @@
+// depthwise_f32.cu: the depthwise kernels instantiated for float (see depthwise_kernel.cuh), one dtype per file so
+// the three instantiation tables compile in parallel.
+#include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
+
+namespace strata::cuda {
+
+void depthwise_launch_f32(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+    dw::launch_typed<float>(prm, tile, stream);
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,93 @@
+// depthwise_tactic.cpp: the tactic cuda.conv.depthwise: strata's depthwise kernels (depthwise.h) for every Conv
+// with group == C. Config 0 lets the kernel pick its tile from the shape (select_depthwise_tile); configs 1..8 force
+// the strip (rows 1/2/4/8 x narrow/wide columns) of the tiled kernels so that the builder's timing can check the
+// selector. detail() names the tile, so `strata profile` shows the choice.
+#include <fmt/format.h>
+
+#include "backends/cuda/kernels/conv/conv_tactics.h"
+#include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "core/check.h"
+
+namespace strata::cuda {
+
+namespace {
+
+constexpr int kStripRows[] = {1, 2, 4, 8};
+constexpr int kNumConfigs = 1 + 2 * 4;
+
+DepthwiseParams depthwise_params(const StepDesc& desc) {
+    DepthwiseParams prm;
+    prm.g = conv_geometry(desc);
+    prm.multiplier = prm.g.k / prm.g.c;
+    conv_strides(desc.inputs[0], prm.x_stride);
+    conv_strides(desc.inputs[1], prm.w_stride);
+    conv_strides(desc.outputs[0], prm.y_stride);
+    return prm;
+}
+
+/// The tile of `config` for the step; false when that config does not apply to it.
+bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
+    const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
+    tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
+    if (config == 0) return true;
+    return force_depthwise_strip(tile, prm, kStripRows[(config - 1) / 2], (config - 1) % 2 == 1);
+}
+
+std::string depthwise_can_implement(const StepDesc& desc, int config) {
+    if (desc.inputs[0].rank() != 3 && desc.inputs[0].rank() != 4) return "only 1-D and 2-D convolutions";
+    if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
+    const DepthwiseParams prm = depthwise_params(desc);
+    if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
+    DepthwiseTile tile;
+    if (!depthwise_tile(desc, prm, config, tile))
+        return "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few registers";
+    return {};
+}
+
+std::string depthwise_config_name(int config) {
+    if (config == 0) return "auto";
+    return fmt::format("rows{} {}", kStripRows[(config - 1) / 2], (config - 1) % 2 ? "wide" : "narrow");
+}
+
+class DepthwiseKernel final : public CudaKernel {
+public:
+    DepthwiseKernel(const StepDesc& desc, int config)
+        : desc_(desc), params_(depthwise_params(desc)), dtype_(desc.outputs[0].dtype) {
+        STRATA_ASSERT(depthwise_tile(desc, params_, config, tile_), "{}: depthwise config {} does not apply",
+                      desc.name, config);
+    }
+
+    void launch(const StepBuffers& buffers, cudaStream_t stream) override {
+        DepthwiseParams prm = params_;
+        prm.x = buffers.inputs[0];
+        prm.w = buffers.inputs[1];
+        prm.y = buffers.outputs[0];
+        prm.epilogue = conv_epilogue(desc_, buffers);
+        depthwise_forward_launch(prm, tile_, dtype_, stream);
+    }
+
+    std::string detail() const override { return tile_.str(); }
+
+private:
+    StepDesc desc_;
+    DepthwiseParams params_;
+    DType dtype_;
+    DepthwiseTile tile_;
+};
+
+std::unique_ptr<CudaKernel> make_depthwise(const StepDesc& desc, int config) {
+    return std::make_unique<DepthwiseKernel>(desc, config);
+}
+
+}  // namespace
+
+CudaTactic depthwise_conv_tactic() {
+    return CudaTactic{.name = "cuda.conv.depthwise",
+                      .op = ir::OpKind::Conv,
+                      .num_configs = kNumConfigs,
+                      .can_implement = depthwise_can_implement,
+                      .make = make_depthwise,
+                      .config_name = depthwise_config_name};
+}
+
+}  // namespace strata::cuda

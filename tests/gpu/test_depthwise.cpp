@@ -1,0 +1,196 @@
+// test_depthwise.cpp: strata's depthwise convolution family (cuda.conv.depthwise) against the reference backend:
+// every config (the selector's tile and each forced strip) on a table of shapes that exercises each tiled kernel
+// (k 3/5/7, stride 1/2, wide and narrow channel vectors, strips that end inside the map) in fp32/fp16/bf16, NCHW and
+// NHWC; random cases for the generic kernel (multiplier, dilation, rectangular kernels, 1-D); the fused residual;
+// and the tile selector's choices (host-only, runs without a GPU).
+#include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "conv_gpu_check.h"
+
+namespace strata::test {
+namespace {
+
+using ir::UnaryKind;
+
+const char* kTactic = "cuda.conv.depthwise";
+constexpr int kConfigs = 9;
+const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
+const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
+
+// Issue 4, acceptance 1: fp32 within 1e-5, fp16/bf16 within 1e-2 of max |reference|.
+double depthwise_tolerance(DType dt) { return dt == DType::f32 ? 1e-5 : 1e-2; }
+
+GpuConvCase dw_case(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64_t s, int64_t pad,
+                    std::optional<UnaryKind> act = std::nullopt, bool bias = true) {
+    return GpuConvCase{n, c, h, w, c, k, k, s, s, 1, 1, pad, pad, pad, pad, c, bias, act};
+}
+
+// Runs one config; returns false when the config refused the case (with a reason), fails the test on a mismatch.
+bool check_config(const GpuConvCase& cc, int config, DType dt, Layout layout, uint64_t seed, bool residual = false) {
+    const std::string what = fmt::format("{} config {} {} {}{}: {} (seed {})", kTactic, config, dtype_name(dt),
+                                         layout_name(layout), residual ? " with residual" : "", cc.str(), seed);
+    auto graph = conv_case_graph(cc, seed, residual);
+    TacticRun r = run_tactic(*graph, 0, kTactic, config, dt, layout, seed);
+    if (!r.ran) {
+        EXPECT_FALSE(r.refused.empty()) << what;
+        EXPECT_NE(config, 0) << what << ": config 0 must run every depthwise case: " << r.refused;
+        return false;
+    }
+    EXPECT_LE(r.max_rel_error, depthwise_tolerance(dt)) << what;
+    EXPECT_EQ(r.unwritten, 0) << what;
+    return true;
+}
+
+// Shapes for the tiled kernels: C multiple of 8 (wide vectors), even but not of 8 (narrow, 16-bit), odd (fp32
+// narrow; 16-bit falls to generic); maps whose rows and columns do not divide by the strips; asymmetric edges.
+const GpuConvCase kTiledCases[] = {
+    dw_case(2, 16, 13, 11, 3, 1, 1, UnaryKind::Relu6),
+    dw_case(1, 24, 12, 15, 3, 2, 1, UnaryKind::Relu),
+    dw_case(3, 10, 9, 17, 3, 1, 1, UnaryKind::SiLU),
+    dw_case(1, 8, 19, 18, 5, 1, 2, UnaryKind::HardSwish),
+    dw_case(2, 32, 17, 16, 5, 2, 2, std::nullopt, false),
+    dw_case(1, 7, 11, 12, 3, 2, 1, UnaryKind::Sigmoid),
+    dw_case(1, 16, 15, 13, 7, 1, 3, UnaryKind::Relu),
+    dw_case(2, 8, 16, 21, 7, 2, 3),
+    dw_case(1, 40, 4, 5, 3, 1, 1, UnaryKind::Relu6),  // map smaller than the strips
+    dw_case(1, 16, 9, 9, 3, 1, 0),                    // no padding
+    dw_case(1, 16, 10, 11, 5, 2, 1),                  // padding smaller than k/2
+};
+
+TEST(GpuDepthwise, EveryConfigMatchesReferenceOnTiledShapes) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed();
+    int forced_runs = 0;
+    for (const GpuConvCase& cc : kTiledCases)
+        for (DType dt : kDtypes)
+            for (Layout layout : kLayouts)
+                for (int config = 0; config < kConfigs; ++config)
+                    forced_runs += check_config(cc, config, dt, layout, seed += 10) && config > 0;
+    // Forced strips must have run on the tiled kernels (they refuse only the generic kernel's cases).
+    EXPECT_GT(forced_runs, 300);
+}
+
+TEST(GpuDepthwise, AsymmetricPadsMatchReference) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 1000;
+    // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act
+    const GpuConvCase cases[] = {
+        {2, 16, 14, 15, 16, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 16, true, UnaryKind::Relu6},  // TF "SAME" stride 2
+        {1, 8, 13, 12, 8, 5, 5, 1, 1, 1, 1, 1, 2, 3, 0, 8, true},
+        {1, 24, 9, 10, 24, 3, 3, 1, 1, 1, 1, 2, 0, 0, 2, 24, false, UnaryKind::Relu},
+    };
+    for (const GpuConvCase& cc : cases)
+        for (DType dt : kDtypes)
+            for (Layout layout : kLayouts)
+                for (int config = 0; config < kConfigs; ++config) check_config(cc, config, dt, layout, seed += 10);
+}
+
+TEST(GpuDepthwise, GenericKernelMatchesReferenceOnRandomCases) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 100000;
+    std::mt19937_64 rng(seed);
+    ConvCaseLimits lim;
+    lim.channels = {1, 2, 3, 5, 8, 12};
+    lim.outputs = {1};
+    lim.one_d = true;
+    for (int i = 0; i < 60; ++i) {
+        GpuConvCase cc = random_conv_case(rng, lim);
+        cc.group = cc.c;
+        cc.m = cc.c * (1 + static_cast<int64_t>(rng() % 3));  // multiplier 1..3
+        check_config(cc, 0, kDtypes[i % 3], kLayouts[(i / 3) % 2], seed + i);
+    }
+}
+
+TEST(GpuDepthwise, ResidualIsAddedBeforeActivation) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 2000;
+    const GpuConvCase cases[] = {dw_case(2, 16, 11, 13, 3, 1, 1, UnaryKind::Relu),
+                                 dw_case(1, 8, 12, 9, 5, 1, 2, UnaryKind::Relu6), dw_case(1, 6, 9, 9, 3, 1, 1)};
+    for (const GpuConvCase& cc : cases)
+        for (DType dt : kDtypes)
+            for (Layout layout : kLayouts)
+                for (int config : {0, 3, 8}) check_config(cc, config, dt, layout, seed += 10, /*residual=*/true);
+}
+
+// ---- the tile selector (host code: runs without a GPU) ----
+
+cuda::DepthwiseParams dw_params(int n, int c, int hw, int k, int s, bool nhwc) {
+    cuda::DepthwiseParams prm;
+    cuda::ConvGeometry& g = prm.g;
+    g.n = n, g.c = c, g.h = g.w = hw, g.k = c, g.r = g.s = k, g.stride_h = g.stride_w = s;
+    g.pad_h = g.pad_w = k / 2;
+    g.p = g.q = (hw + 2 * (k / 2) - k) / s + 1;
+    g.group = c;
+    const int64_t plane = int64_t{hw} * hw;
+    if (nhwc) {
+        prm.x_stride[0] = plane * c, prm.x_stride[1] = 1, prm.x_stride[2] = int64_t{hw} * c, prm.x_stride[3] = c;
+        prm.y_stride[0] = int64_t{g.p} * g.q * c, prm.y_stride[1] = 1, prm.y_stride[2] = int64_t{g.q} * c;
+        prm.y_stride[3] = c;
+    } else {
+        prm.x_stride[0] = plane * c, prm.x_stride[1] = plane, prm.x_stride[2] = hw, prm.x_stride[3] = 1;
+        prm.y_stride[0] = int64_t{g.p} * g.q * c, prm.y_stride[1] = int64_t{g.p} * g.q, prm.y_stride[2] = g.q;
+        prm.y_stride[3] = 1;
+    }
+    return prm;
+}
+
+TEST(DepthwiseTileSelector, LargeBatchGetsTheLargestTile) {
+    auto prm = dw_params(128, 144, 56, 3, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+    EXPECT_EQ(t.kind, cuda::DepthwiseKernelKind::tiled_nhwc) << t.str();
+    EXPECT_EQ(t.vec, 8) << t.str();
+    EXPECT_EQ(t.rows, 8) << t.str();
+    EXPECT_EQ(t.cols, 2) << t.str();
+}
+
+TEST(DepthwiseTileSelector, BatchOneSmallMapGetsTheSmallestTile) {
+    auto prm = dw_params(1, 960, 7, 3, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+    EXPECT_EQ(t.rows, 1) << t.str();
+    EXPECT_EQ(t.cols, 1) << t.str();
+    EXPECT_EQ(t.threads, 960 / 8 * 49) << t.str();
+}
+
+TEST(DepthwiseTileSelector, TileShrinksUntilTheGpuIsFull) {
+    // Batch 8 at 112x112 with 32 channels has parallelism for some reuse but not for the largest tile.
+    auto prm = dw_params(8, 32, 112, 3, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+    EXPECT_GE(t.threads, 132 * 1024) << t.str();
+    EXPECT_LT(t.rows * t.cols, 16) << t.str();
+    EXPECT_GT(t.rows * t.cols, 1) << t.str();
+}
+
+TEST(DepthwiseTileSelector, VectorWidthFollowsChannels) {
+    EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 58, 28, 3, 1, true), DType::f16, true, 132).vec, 2);
+    EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 58, 28, 3, 1, true), DType::f32, true, 132).vec, 1);
+    EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 57, 28, 3, 1, true), DType::f16, true, 132).kind,
+              cuda::DepthwiseKernelKind::generic);
+    EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 64, 28, 3, 1, true), DType::f32, true, 132).vec, 4);
+}
+
+TEST(DepthwiseTileSelector, BigKernelsKeepOneColumnAndFitSharedMemory) {
+    for (int k : {5, 7}) {
+        auto prm = dw_params(128, 1152, 7, k, 1, true);
+        cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+        EXPECT_EQ(t.cols, 1) << t.str();
+        EXPECT_EQ((1152 / t.vec) % t.block_x, 0) << t.str();
+        EXPECT_LE(t.block_x * t.block_y, 256) << t.str();
+        EXPECT_LE(cuda::depthwise_smem_bytes(prm, t), 48u * 1024) << t.str();
+    }
+}
+
+TEST(DepthwiseTileSelector, NchwAndOddGeometriesPickTheRightKernel) {
+    EXPECT_EQ(cuda::select_depthwise_tile(dw_params(32, 96, 112, 3, 2, false), DType::f32, false, 132).kind,
+              cuda::DepthwiseKernelKind::tiled_nchw);
+    auto dilated = dw_params(4, 32, 28, 3, 1, true);
+    dilated.g.dil_h = dilated.g.dil_w = 2;
+    EXPECT_EQ(cuda::select_depthwise_tile(dilated, DType::f16, true, 132).kind, cuda::DepthwiseKernelKind::generic);
+    auto multiplied = dw_params(4, 32, 28, 3, 1, true);
+    multiplied.multiplier = 2, multiplied.g.k = 64;
+    EXPECT_EQ(cuda::select_depthwise_tile(multiplied, DType::f16, true, 132).kind,
+              cuda::DepthwiseKernelKind::generic);
+    cuda::DepthwiseTile generic = cuda::select_depthwise_tile(multiplied, DType::f16, true, 132);
+    EXPECT_FALSE(cuda::force_depthwise_strip(generic, multiplied, 4, true));
+}
+
+}  // namespace
+}  // namespace strata::test
