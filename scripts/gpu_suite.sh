@@ -6,6 +6,8 @@
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
+#   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
+#             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct)
 # Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
 # cases travel in .device/conformance.tar.xz.
 set -uo pipefail
@@ -85,6 +87,11 @@ for stage in "${stages[@]}"; do
         convbench)
             note "conv layers"
             build/bench/conv_layers_gpu --model resnet50 --batch 64 --precision fp16 2>&1 | tee "$out/conv_layers.log"
+            ;;
+        dwbench)
+            note "depthwise layers"
+            build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
+                --json "$out/depthwise.json" 2>&1 | tee "$out/depthwise.log"
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac
