@@ -2,8 +2,8 @@
 // Takes the distinct 1x1 and 3x3 convolutions of a zoo network (default resnet50) at a batch size (default 64),
 // and for each layer times every configuration of every Conv tactic that can run it, at fp16 in NHWC (or the
 // --precision / --layout given). Each timing is a CUDA graph of 20 launches, replayed; the median of 15 replays
-// per launch. Prints per layer: shape, GFLOP, strata's best (tactic#config), cuDNN's best, the ratio
-// strata / cuDNN and TFLOP/s; then the worst and the geometric mean ratio.
+// per launch (bench/gpu_bench.h). Prints per layer: shape, GFLOP, strata's best (tactic#config), cuDNN's best, the
+// ratio strata / cuDNN and TFLOP/s; then the worst and the geometric mean ratio.
 //     conv_layers_gpu [--model resnet50] [--batch 64] [--precision fp16|bf16|fp32|tf32] [--layout nhwc|nchw]
 #include <fmt/format.h>
 
@@ -14,13 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_tactic.h"
-#include "backends/cuda/device_buffer.h"
-#include "backends/cuda/kernels/common/fill_random.h"
-#include "backends/cuda/launch_timer.h"
-#include "backends/cuda/param_forms.h"
-#include "backends/cuda/host_pack.h"
+#include "gpu_bench.h"
 #include "ir/cost.h"
 #include "passes/pass.h"
 #include "zoo/zoo.h"
@@ -56,15 +51,8 @@ std::string layer_key(const ir::Graph& g, const ir::Node& n) {
                        a.strides[0], a.pads_begin[0], a.group);
 }
 
-// Median per launch of 15 replays of a graph of 20 launches, after one checked plain launch.
-double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream) {
-    kernel.launch(buffers, stream);
-    cuda::check_launch("warm-up");
-    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "warm-up");
-    std::vector<double> ms = cuda::graph_launch_times(kernel, buffers, stream, 20, 15, "timing");
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
+constexpr int kLaunches = 20;  // per graph
+constexpr int kReplays = 15;
 
 struct Best {
     double ms = 0;
@@ -85,7 +73,7 @@ int main(int argc, char** argv) try {
     cuda::Stream stream;
     std::printf("%s conv layers, batch %d, %s %s, on %s\n", o.model.c_str(), o.batch, o.precision.c_str(),
                 o.layout.c_str(), info.summary().c_str());
-    std::printf("%-44s %8s %10s %-34s %10s %-26s %7s %8s\n", "layer (input, weight, stride, pad, group)", "GFLOP",
+    std::printf("%-44s %8s %10s %-34s %10s %-40s %7s %8s\n", "layer (input, weight, stride, pad, group)", "GFLOP",
                 "strata ms", "strata kernel", "cuDNN ms", "cuDNN kernel", "ratio", "TFLOP/s");
     std::map<std::string, bool> seen;
     double log_sum = 0, worst = 0;
@@ -97,39 +85,14 @@ int main(int argc, char** argv) try {
         std::string key = layer_key(*graph, node);
         if (seen[key]) continue;
         seen[key] = true;
-        cuda::StepDesc desc;
-        desc.node = &node;
-        desc.name = node.name;
-        desc.device = &info;
-        desc.allow_tf32 = o.precision == "tf32";
-        std::vector<cuda::DeviceBuffer> buffers;
-        cuda::StepBuffers sb;
-        for (size_t i = 0; i < node.inputs.size(); ++i) {
-            const ir::Value& v = graph->value(node.inputs[i]);
-            desc.inputs.push_back(cuda::value_desc(v, dtype, layout, cuda::keeps_float32(node, i)));
-            buffers.emplace_back(desc.inputs.back().bytes());
-            cuda::fill_random(buffers.back().data(), desc.inputs.back().dtype, desc.inputs.back().numel(), 7 + i,
-                              stream.get());
-            sb.inputs.push_back(buffers.back().data());
-        }
-        desc.outputs.push_back(cuda::value_desc(graph->value(node.outputs[0]), dtype, layout));
-        buffers.emplace_back(desc.outputs[0].bytes());
-        sb.outputs.push_back(buffers.back().data());
+        cuda::StepDesc desc = bench::step_desc(*graph, node, dtype, layout, info, o.precision == "tf32");
+        bench::StepSlots slots = bench::make_step_slots(desc, 1, stream.get());
         Best own, lib;
         for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(ir::OpKind::Conv)) {
-            for (int c = 0; c < t->num_configs; ++c) {
-                if (t->can_implement && !t->can_implement(desc, c).empty()) continue;
-                try {
-                    auto kernel = t->make(desc, c);
-                    cuda::DeviceBuffer ws(kernel->workspace_bytes());
-                    sb.workspace = ws.data();
-                    double ms = time_kernel(*kernel, sb, stream.get());
-                    Best& b = t->from_library ? lib : own;
-                    if (b.name.empty() || ms < b.ms) b = {ms, fmt::format("{}#{}", t->name, c)};
-                } catch (const std::exception& e) {
-                    std::fprintf(stderr, "  %s#%d failed: %s\n", t->name.c_str(), c, e.what());
-                }
-            }
+            bench::TacticSweep sweep = bench::sweep_tactic(*t, desc, slots, kLaunches, kReplays, stream.get());
+            if (!sweep.best) continue;
+            Best& b = t->from_library ? lib : own;
+            if (b.name.empty() || sweep.best->ms < b.ms) b = {sweep.best->ms, sweep.best->name};
         }
         double gflop = ir::node_cost(*graph, node).flops / 1e9;
         double ratio = own.ms > 0 && lib.ms > 0 ? own.ms / lib.ms : 0;
@@ -138,7 +101,7 @@ int main(int argc, char** argv) try {
             worst = std::max(worst, ratio);
             ++count;
         }
-        std::printf("%-44.44s %8.2f %10.4f %-34.34s %10.4f %-26.26s %7.3f %8.1f\n", key.c_str(), gflop, own.ms,
+        std::printf("%-44.44s %8.2f %10.4f %-34.34s %10.4f %-40.40s %7.3f %8.1f\n", key.c_str(), gflop, own.ms,
                     own.name.c_str(), lib.ms, lib.name.c_str(), ratio, own.ms > 0 ? gflop / own.ms : 0.0);
     }
     if (count)

@@ -7,6 +7,8 @@
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS)
+#   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
+#             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct)
 # Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
 # cases travel in .device/conformance.tar.xz.
 set -uo pipefail
@@ -101,6 +103,11 @@ for stage in "${stages[@]}"; do
                     > "$out/profile_${m}_b64.log" 2>&1
                 grep -iE "depthwise|conv.*g(roup)?[0-9]" "$out/profile_${m}_b64.log" | head -5
             done
+            ;;
+        dwbench)
+            note "depthwise layers"
+            build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
+                --json "$out/depthwise.json" 2>&1 | tee "$out/depthwise.log"
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac

@@ -11,11 +11,19 @@ namespace {
 // The instantiated graph, destroyed on every path out.
 class GraphExec {
 public:
-    GraphExec(CudaKernel& kernel, const StepBuffers& buffers, cudaStream_t stream, int launches,
-              const std::string& what) {
+    GraphExec(const EnqueueFn& enqueue, cudaStream_t stream, int launches, const std::string& what) {
         cudaGraph_t graph = nullptr;
         STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), what);
-        for (int i = 0; i < launches; ++i) kernel.launch(buffers, stream);
+        try {
+            for (int i = 0; i < launches; ++i) enqueue(i, stream);
+        } catch (...) {
+            // Leave the stream usable for the caller's next attempt (a benchmark goes on to the next candidate).
+            cudaGraph_t partial = nullptr;
+            cudaStreamEndCapture(stream, &partial);
+            if (partial) cudaGraphDestroy(partial);
+            cudaGetLastError();
+            throw;
+        }
         cudaError_t status = cudaStreamEndCapture(stream, &graph);
         check_launch(what);
         STRATA_CUDA_CHECK(status, what);
@@ -36,9 +44,9 @@ private:
 
 }  // namespace
 
-std::vector<double> graph_launch_times(CudaKernel& kernel, const StepBuffers& buffers, cudaStream_t stream,
-                                       int launches, int replays, const std::string& what) {
-    GraphExec graph(kernel, buffers, stream, launches, what);
+std::vector<double> graph_enqueue_times(const EnqueueFn& enqueue, cudaStream_t stream, int launches, int replays,
+                                        const std::string& what) {
+    GraphExec graph(enqueue, stream, launches, what);
     graph.replay(stream, what);
     Event start, end;
     std::vector<double> ms;
@@ -50,6 +58,12 @@ std::vector<double> graph_launch_times(CudaKernel& kernel, const StepBuffers& bu
         ms.push_back(static_cast<double>(end.elapsed_since(start)) / launches);
     }
     return ms;
+}
+
+std::vector<double> graph_launch_times(CudaKernel& kernel, const StepBuffers& buffers, cudaStream_t stream,
+                                       int launches, int replays, const std::string& what) {
+    return graph_enqueue_times([&](int, cudaStream_t s) { kernel.launch(buffers, s); }, stream, launches, replays,
+                               what);
 }
 
 }  // namespace strata::cuda
