@@ -36,8 +36,9 @@ struct alignas(2 * V < 16 ? 2 * V : 16) TableEntries {
 // Channels last: output word i is word w = i % row_words of pixel i / row_words, V = sizeof(Word) / sizeof(T)
 // channels from w * V on.
 template <class T, class Word>
-__global__ void channel_gather_nhwc_kernel(ChannelGatherParams p, const T* __restrict__ data,
-                                           const void* __restrict__ indices, Word* __restrict__ out) {
+__global__ void __launch_bounds__(kCopyThreads, kChannelGatherBlocksPerSm)
+    channel_gather_nhwc_kernel(ChannelGatherParams p, const T* __restrict__ data, const void* __restrict__ indices,
+                               Word* __restrict__ out) {
     extern __shared__ int4 smem[];
     int16_t* table = reinterpret_cast<int16_t*>(smem);
     load_channel_table(p, indices, table);
@@ -59,8 +60,9 @@ __global__ void channel_gather_nhwc_kernel(ChannelGatherParams p, const T* __res
 
 // nchw: output word i is word k of plane (n, j), read from word k of data plane (n, table[j]).
 template <class Word>
-__global__ void channel_gather_nchw_kernel(ChannelGatherParams p, const Word* __restrict__ data,
-                                           const void* __restrict__ indices, Word* __restrict__ out) {
+__global__ void __launch_bounds__(kCopyThreads, kChannelGatherBlocksPerSm)
+    channel_gather_nchw_kernel(ChannelGatherParams p, const Word* __restrict__ data, const void* __restrict__ indices,
+                               Word* __restrict__ out) {
     extern __shared__ int4 smem[];
     int16_t* table = reinterpret_cast<int16_t*>(smem);
     load_channel_table(p, indices, table);

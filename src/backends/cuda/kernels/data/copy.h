@@ -83,7 +83,9 @@ struct ChannelGatherParams {
 /// entry can name.
 inline constexpr int kMaxChannelTable = 8192;
 inline constexpr int kMaxChannelIndex = 32767;
-/// Each block loads the table once: a grid of about the resident blocks suits it best.
+/// Each block loads the table once, so the grid is at most what is resident: kChannelGatherBlocksPerSm blocks of
+/// kCopyThreads per SM (the kernels' launch bounds keep that many resident).
+inline constexpr int kChannelGatherBlocksPerSm = 8;
 void launch_channel_gather(const ChannelGatherParams& p, const void* data, const void* indices, void* out, int blocks,
                            cudaStream_t stream);
 

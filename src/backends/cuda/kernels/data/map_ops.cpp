@@ -316,7 +316,8 @@ std::optional<ChannelGatherParams> channel_gather_params(const StepDesc& desc, c
 
 int channel_gather_blocks(const ChannelGatherParams& p, const DeviceInfo* device) {
     int64_t want = (static_cast<int64_t>(p.words) + kCopyThreads - 1) / kCopyThreads;
-    int64_t cap = static_cast<int64_t>(device && device->sm_count > 0 ? device->sm_count : 132) * 8;
+    int64_t cap =
+        static_cast<int64_t>(device && device->sm_count > 0 ? device->sm_count : 132) * kChannelGatherBlocksPerSm;
     return static_cast<int>(std::clamp<int64_t>(want, 1, cap));
 }
 

@@ -21,7 +21,7 @@ GatherParams gather_params(const StepDesc& desc);
 /// counts within the table's limits) on buffers `b` (their addresses choose the word), else nullopt: the generic
 /// gather_params() then applies.
 std::optional<ChannelGatherParams> channel_gather_params(const StepDesc& desc, const StepBuffers& b);
-/// Blocks for launch_channel_gather: one per 256 words, at most 8 per SM (about what is resident).
+/// Blocks for launch_channel_gather: one per kCopyThreads words, at most what is resident.
 int channel_gather_blocks(const ChannelGatherParams& p, const DeviceInfo* device);
 
 /// One piece of a Concat, Split or plain copy (Identity, Reshape, ...): a pitched row copy where the parts store
