@@ -1,6 +1,8 @@
 // channel_shuffle_gather.cpp: ShuffleNet's channel shuffle, as exported (Reshape -> Transpose -> Reshape), becomes
 // one Gather of channels. GPU plans run it: there the three nodes cost a layout Cast each way around the logical-
-// order Reshapes plus a 5-D transpose copy, and the Gather is one layout-aware copy in the network's layout.
+// order Reshapes plus a 5-D transpose copy, and the Gather is one layout-aware copy in the network's layout. Not in
+// the common pipeline: on the CPU the Reshapes are already aliased views and the rewrite (bit-identical there too)
+// has not been measured to pay, so CPU plans stay exactly as they were.
 //
 // Matches: R1 = Reshape(X) with X of known shape [N, C, H, W] and R1 of shape [N, g, C/g, H, W] (g >= 1); then
 // T = Transpose(R1) with perm exactly [0, 2, 1, 3, 4]; then R2 = Reshape(T) of shape [N, C, H, W]. R1 must be read
