@@ -7,16 +7,17 @@
 
 namespace strata::passes {
 
-bool remove_identity(ir::Graph& graph);       ///< Identity/Dropout bypassed
-bool fold_constants(ir::Graph& graph);        ///< nodes of constants (and Shape of a static shape) evaluated
-bool fold_batchnorm(ir::Graph& graph);        ///< Conv -> BatchNorm folded into the Conv's weights
-bool recognise_relu6(ir::Graph& graph);       ///< Clip(0, 6) -> Relu6, Clip(0, inf) -> Relu
-bool recognise_silu(ir::Graph& graph);        ///< x * Sigmoid(x) -> SiLU
-bool recognise_hardswish(ir::Graph& graph);   ///< x * HardSigmoid(x, 1/6, 1/2) and x * Relu6(x + 3) / 6 -> HardSwish
-bool fully_connected(ir::Graph& graph);       ///< Gemm / MatMul with a constant 2-D weight -> FullyConnected
-bool fuse_conv_residual(ir::Graph& graph);    ///< Add(Conv, Z) -> Conv reads Z as its residual (GPU plans)
-bool fuse_conv_activation(ir::Graph& graph);  ///< Conv/FullyConnected -> activation becomes the fused epilogue
-bool remove_unused(ir::Graph& graph);         ///< nodes whose outputs nobody reads
+bool remove_identity(ir::Graph& graph);         ///< Identity/Dropout bypassed
+bool fold_constants(ir::Graph& graph);          ///< nodes of constants (and Shape of a static shape) evaluated
+bool fold_batchnorm(ir::Graph& graph);          ///< Conv -> BatchNorm folded into the Conv's weights
+bool recognise_relu6(ir::Graph& graph);         ///< Clip(0, 6) -> Relu6, Clip(0, inf) -> Relu
+bool recognise_silu(ir::Graph& graph);          ///< x * Sigmoid(x) -> SiLU
+bool recognise_hardswish(ir::Graph& graph);     ///< x * HardSigmoid(x, 1/6, 1/2) and x * Relu6(x + 3) / 6 -> HardSwish
+bool fully_connected(ir::Graph& graph);         ///< Gemm / MatMul with a constant 2-D weight -> FullyConnected
+bool fuse_conv_residual(ir::Graph& graph);      ///< Add(Conv, Z) -> Conv reads Z as its residual (GPU plans)
+bool channel_shuffle_gather(ir::Graph& graph);  ///< Reshape -> Transpose -> Reshape channel shuffle -> Gather (GPU)
+bool fuse_conv_activation(ir::Graph& graph);    ///< Conv/FullyConnected -> activation becomes the fused epilogue
+bool remove_unused(ir::Graph& graph);           ///< nodes whose outputs nobody reads
 
 /// The pass called `name` among default_pipeline()'s, or nullptr.
 const Pass* find_pass(const std::string& name);

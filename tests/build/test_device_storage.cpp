@@ -5,6 +5,7 @@
 #include "build/device_storage.h"
 #include "ir/builder.h"
 #include "ir/shape_inference.h"
+#include "passes/passes.h"
 #include "test_support.h"
 
 namespace strata::build {
@@ -16,7 +17,8 @@ using strata::test::random_tensor;
 std::shared_ptr<ir::Graph> small_net(int64_t spatial) {
     ir::Builder b("net");
     ir::ValueId x = b.input("x", DType::f32, {2, 3, spatial, spatial});
-    ir::ValueId c = b.relu(b.conv(x, random_tensor(DType::f32, {4, 3, 3, 3}, 1), std::nullopt, ir::conv2d_attrs(3, 1, 1)));
+    ir::ValueId c =
+        b.relu(b.conv(x, random_tensor(DType::f32, {4, 3, 3, 3}, 1), std::nullopt, ir::conv2d_attrs(3, 1, 1)));
     ir::ValueId f = b.flatten(c);
     b.output(b.linear(f, random_tensor(DType::f32, {5, 4 * spatial * spatial}, 2), std::nullopt), "logits");
     auto g = b.finish();
@@ -74,6 +76,65 @@ TEST(DeviceStorage, OneByOneMapsMakeTheLayoutCastBytewise) {
     int bytewise = 0;
     for (const auto& node : g->nodes()) bytewise += is_bytewise_cast(*g, s, node);
     EXPECT_EQ(bytewise, 1) << "the nhwc -> nchw Cast of a [N,C,1,1] tensor moves nothing";
+}
+
+// A ShuffleNetV2 unit: conv -> channel halves (Slice) -> conv on one half -> Concat -> channel shuffle (Reshape ->
+// Transpose -> Reshape, or the Gather that passes::channel_shuffle_gather makes of it) -> conv.
+std::shared_ptr<ir::Graph> shuffle_unit(bool as_gather) {
+    const int64_t n = 2, c = 8, hw = 5;
+    ir::Builder b("unit");
+    ir::ValueId x = b.input("x", DType::f32, {n, 3, hw, hw});
+    ir::ValueId stem = b.conv(x, random_tensor(DType::f32, {c, 3, 1, 1}, 1), std::nullopt, ir::conv2d_attrs(1));
+    ir::ValueId left =
+        b.op(ir::OpKind::Slice, {stem}, ir::SliceAttrs{std::vector<int64_t>{0}, std::vector<int64_t>{c / 2}, {1}, {}});
+    ir::ValueId right =
+        b.op(ir::OpKind::Slice, {stem}, ir::SliceAttrs{std::vector<int64_t>{c / 2}, std::vector<int64_t>{c}, {1}, {}});
+    ir::ValueId branch =
+        b.relu(b.conv(right, random_tensor(DType::f32, {c / 2, c / 2, 1, 1}, 2), std::nullopt, ir::conv2d_attrs(1)));
+    ir::ValueId cat = b.concat({left, branch}, 1);
+    ir::ValueId split = b.op(ir::OpKind::Reshape, {cat}, ir::ReshapeAttrs{std::vector<int64_t>{n, 2, c / 2, hw, hw}});
+    ir::ValueId t = b.op(ir::OpKind::Transpose, {split}, ir::TransposeAttrs{{0, 2, 1, 3, 4}});
+    ir::ValueId shuffled = b.op(ir::OpKind::Reshape, {t}, ir::ReshapeAttrs{std::vector<int64_t>{n, c, hw, hw}});
+    b.output(b.conv(shuffled, random_tensor(DType::f32, {4, c, 1, 1}, 3), std::nullopt, ir::conv2d_attrs(1)), "y");
+    auto g = b.finish();
+    ir::infer_shapes(*g);
+    if (as_gather) {
+        EXPECT_TRUE(passes::channel_shuffle_gather(*g));
+        ir::infer_shapes(*g);
+    }
+    return g;
+}
+
+TEST(DeviceStorage, ChannelShuffleAsGatherRunsInNhwcWithoutCasts) {
+    // Exported form: the logical-order Reshapes put an nhwc -> nchw Cast before the shuffle and one back after it.
+    auto exported = shuffle_unit(false);
+    assign_device_storage(*exported, DType::f16, Layout::nhwc);
+    EXPECT_EQ(count_casts(*exported), 4u);
+
+    auto g = shuffle_unit(true);
+    DeviceStorage s = assign_device_storage(*g, DType::f16, Layout::nhwc);
+    EXPECT_EQ(count_casts(*g), 2u) << "only the input's and the output's";
+    int gathers = 0;
+    for (const auto& node : g->nodes()) {
+        if (node.op == ir::OpKind::Cast) {
+            bool edge = g->is_graph_input(node.inputs[0]) || g->is_graph_output(node.outputs[0]);
+            EXPECT_TRUE(edge) << "a Cast inside the network: " << node.name;
+            continue;
+        }
+        for (ir::ValueId v : node.outputs) {
+            EXPECT_EQ(s.layouts[v], Layout::nhwc) << node.name;
+            EXPECT_EQ(g->value(v).dtype, DType::f16) << node.name;
+        }
+        if (node.op == ir::OpKind::Gather) {
+            ++gathers;
+            EXPECT_EQ(s.layouts[node.inputs[0]], Layout::nhwc);
+            EXPECT_TRUE(g->is_constant(node.inputs[1]));
+            EXPECT_EQ(g->value(node.inputs[1]).dtype, DType::i64) << "indices keep their dtype";
+        }
+        if (node.op == ir::OpKind::Slice || node.op == ir::OpKind::Concat)
+            for (ir::ValueId v : node.inputs) EXPECT_EQ(s.layouts[v], Layout::nhwc) << node.name;
+    }
+    EXPECT_EQ(gathers, 1);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // test_data.cpp: the data-movement tactics against the reference, all exact (0 error in fp32): Concat and Split on
 // every axis (nhwc's axis 1 is the innermost memory dim) with odd sizes and more parts than one launch batches,
 // Slice (negative starts and steps), Transpose, Pad (constant/reflect/edge, crops), Tile, Expand, Gather (int32 and
-// int64 indices, negative ones), the plain copies (Identity, Dropout, Reshape, Flatten, Squeeze, Unsqueeze, also
-// across the nhwc/row-major boundary), ConstantOfShape and Shape.
+// int64 indices, negative ones; its fast path for whole channels), the plain copies (Identity, Dropout, Reshape,
+// Flatten, Squeeze, Unsqueeze, also across the nhwc/row-major boundary), ConstantOfShape and Shape.
 #include <fmt/ranges.h>
+
+#include <random>
 
 #include "backends/cuda/cuda_tactic.h"
 #include "membound_check.h"
@@ -120,6 +122,13 @@ TEST(GpuSlice, StartsEndsStepsMatchReference) {
         {{0, 1, 2, 3}, {1, 9, 11, 13}, {}, {1, 2, 3, 4}},
         {{5}, {5}, {1}, {}},        // empty result
         {{-1}, {-12}, {-1}, {-1}},  // reverse the last dim
+        // Pitched row copies (map_params.h's slice_rows): channel halves, other channel ranges, a batch slice, a
+        // channel step (rows in nchw only).
+        {{0}, {4}, {1}, {}},
+        {{4}, {9}, {1}, {}},
+        {{1}, {-1}, {-3}, {}},
+        {{1}, {2}, {0}, {}},
+        {{0}, {9}, {1}, {2}},
     };
     for (const SliceCase& sc : cases) {
         ir::Builder b("slice");
@@ -130,6 +139,23 @@ TEST(GpuSlice, StartsEndsStepsMatchReference) {
                          fmt::format("starts {} ends {} axes {} steps {}", fmt::join(sc.starts, ","),
                                      fmt::join(sc.ends, ","), fmt::join(sc.axes, ","), fmt::join(sc.steps, ",")),
                          seed, exact());
+    }
+}
+
+// ShuffleNetV2's split: both channel halves of its stages' widths (word sizes from 16 bytes down as C/2 varies).
+TEST(GpuSlice, ChannelHalvesAsRowCopiesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    for (auto [c, hw] : std::vector<std::pair<int64_t, int64_t>>{{116, 28}, {232, 14}, {464, 7}, {50, 3}, {7, 5}}) {
+        for (bool second : {false, true}) {
+            ir::Builder b("half");
+            ir::ValueId x = b.input("x", DType::f32, {3, c, hw, hw});
+            std::vector<int64_t> starts{second ? c / 2 : 0}, ends{second ? c : c / 2};
+            b.output(b.op(ir::OpKind::Slice, {x}, ir::SliceAttrs{starts, ends, {1}, {}}));
+            auto g = b.finish();
+            expect_all_forms(*g, "cuda.slice",
+                             fmt::format("[3,{},{},{}] channels {}..{}", c, hw, hw, starts[0], ends[0]), seed, exact());
+        }
     }
 }
 
@@ -217,6 +243,83 @@ TEST(GpuGather, IndicesOfBothTypesMatchReference) {
             }
         }
     }
+}
+
+// Gather's fast path for whole channels (rank-4 data, axis 1, 1-D indices; kernels/data/channel_gather.cu): channel
+// shuffles of ShuffleNetV2's widths and of random sizes and group counts, and random index lists (other output counts,
+// repeats, negative indices), in every float dtype and both layouts, so that C * element size gives words of 16 down
+// to 2 bytes; then 1-, 4- and 8-byte integer data, a grid-stride loop of several rounds, and more output channels
+// than the table holds (the generic kernel).
+Tensor channel_indices(const std::vector<int64_t>& v, DType dtype) {
+    Tensor t = Tensor::empty(dtype, {static_cast<int64_t>(v.size())});
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (dtype == DType::i64)
+            t.data<int64_t>()[i] = v[i];
+        else
+            t.data<int32_t>()[i] = static_cast<int32_t>(v[i]);
+    }
+    return t;
+}
+
+std::vector<int64_t> shuffle_permutation(int64_t channels, int64_t groups) {
+    std::vector<int64_t> p(static_cast<size_t>(channels));
+    for (int64_t j = 0; j < channels; ++j) p[j] = (j % groups) * (channels / groups) + j / groups;
+    return p;
+}
+
+void check_channel_gather(const Shape& x_shape, DType x_dtype, const Tensor& indices, uint64_t seed,
+                          const std::string& what, FormCheck check) {
+    ir::Builder b("channels");
+    ir::ValueId x = b.input("x", x_dtype, x_shape);
+    b.output(b.op(ir::OpKind::Gather, {x, b.constant("idx", indices)}, ir::AxisAttrs{1}));
+    auto g = b.finish();
+    expect_all_forms(*g, "cuda.gather", fmt::format("{} {} {}", what, dtype_name(x_dtype), shape_str(x_shape)), seed,
+                     check);
+}
+
+TEST(GpuGather, WholeChannelsFastPathMatchesReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (auto [c, hw] : std::vector<std::pair<int64_t, int64_t>>{{116, 5}, {232, 3}, {464, 2}, {24, 7}}) {
+        check_channel_gather({2, c, hw, hw}, DType::f32, channel_indices(shuffle_permutation(c, 2), DType::i64), seed,
+                             fmt::format("shufflenet shuffle g=2 C={}", c), exact());
+    }
+    for (int trial = 0; trial < 16; ++trial) {
+        const int64_t c = random_dim(rng, 1, 300);
+        const Shape shape = {random_dim(rng, 1, 3), c, random_dim(rng, 1, 9), random_dim(rng, 1, 9)};
+        const DType index_type = trial % 4 < 2 ? DType::i64 : DType::i32;
+        std::vector<int64_t> v;
+        std::string what;
+        if (trial % 2 == 0) {
+            std::vector<int64_t> divisors;
+            for (int64_t g = 1; g <= c; ++g)
+                if (c % g == 0) divisors.push_back(g);
+            int64_t groups = divisors[rng() % divisors.size()];
+            v = shuffle_permutation(c, groups);
+            what = fmt::format("shuffle g={} ({})", groups, dtype_name(index_type));
+        } else {
+            v.resize(static_cast<size_t>(random_dim(rng, 1, 300)));
+            for (int64_t& i : v) i = std::uniform_int_distribution<int64_t>(-c, c - 1)(rng);
+            what = fmt::format("{} random channels ({})", v.size(), dtype_name(index_type));
+        }
+        check_channel_gather(shape, DType::f32, channel_indices(v, index_type), seed + trial, what, exact());
+    }
+    FormCheck ints = exact();
+    ints.dtypes = {DType::f32};  // integer data keeps its dtype whatever the compute dtype
+    ints.lo = -100000;
+    ints.hi = 100000;
+    for (DType dt : {DType::u8, DType::i32, DType::i64}) {
+        for (int64_t c : {13, 16, 40}) {
+            check_channel_gather({2, c, 3, 5}, dt, channel_indices(shuffle_permutation(c, c % 2 ? 1 : 2), DType::i64),
+                                 seed, fmt::format("C={}", c), ints);
+        }
+    }
+    // More words than the capped grid has threads (each thread loops); and 8193 output channels: the generic kernel.
+    check_channel_gather({16, 232, 28, 28}, DType::f32, channel_indices(shuffle_permutation(232, 2), DType::i64), seed,
+                         "large shuffle", exact());
+    check_channel_gather({1, 3, 2, 2}, DType::f32, channel_indices(std::vector<int64_t>(8193, 1), DType::i64), seed,
+                         "beyond the table", exact());
 }
 
 TEST(GpuCopies, ReshapeFamilyMatchesReferenceAcrossLayouts) {

@@ -190,8 +190,10 @@ void build_gpu_steps(Plan& plan) {
     const cuda::DeviceInfo& info = cuda::device_info(index);
     plan.device_name = info.summary();
     if (plan.options.optimize) {
+        // The channel shuffle becomes one Gather that runs in the network's layout (no layout Casts around it).
         // GPU epilogues add a residual: fold the Adds after Convs in, then the activations that follow them.
-        passes::run_pipeline(plan.graph, {{"fuse_conv_residual", passes::fuse_conv_residual},
+        passes::run_pipeline(plan.graph, {{"channel_shuffle_gather", passes::channel_shuffle_gather},
+                                          {"fuse_conv_residual", passes::fuse_conv_residual},
                                           {"fuse_conv_activation", passes::fuse_conv_activation},
                                           {"remove_unused", passes::remove_unused}});
     }

@@ -3,7 +3,8 @@
 //     Split, Identity and Reshape when layouts agree (each part owns a contiguous run of every outer row);
 //   - strided copy: output element at loop coordinates o reads source coordinates mapped per dim (linear for
 //     Transpose/Slice/Expand and layout changes, modulo for Tile, border rules for Pad), any element size;
-//   - gather along one axis with int32/int64 indices; fill with one value (ConstantOfShape); Shape's int64 dims.
+//   - gather along one axis with int32/int64 indices, and a fast path for a gather of whole channels; fill with one
+//     value (ConstantOfShape); Shape's int64 dims.
 // Launchers only enqueue: no allocation, no synchronisation (they are captured into CUDA graphs).
 #pragma once
 
@@ -63,6 +64,30 @@ struct GatherParams {
 /// An index outside [-axis_size, axis_size) writes zero bits (the device cannot raise an error).
 void launch_gather(const GatherParams& p, int elem_size, const void* data, const void* indices, void* out, int blocks,
                    cudaStream_t stream);
+
+/// Gather of whole channels: rank-4 data and output in one layout, axis 1, 1-D indices (ShuffleNet's channel shuffle,
+/// channel_gather.cu). Each block first turns the indices into a table in shared memory: table[j] is output channel
+/// j's source channel, or -1 (zero bits) when the index is out of range. Channels last: output word i of a pixel packs
+/// out[p, j..j+V) = data[p, table[j..j+V)], read one element at a time. nchw: word k of plane (n, j) is word k of
+/// data plane (n, table[j]), a plane copy.
+struct ChannelGatherParams {
+    bool channels_last = false;
+    int32_t in_channels = 0, out_channels = 0;
+    uint32_t row_words = 0;  ///< words per output row: one pixel's channels (nhwc) or one H*W plane (nchw)
+    uint32_t words = 0;      ///< words in the whole output
+    int word = 1;            ///< bytes per word (16, 8, 4, 2 or 1): divides the row's bytes and the buffers' addresses
+    int elem_size = 1;       ///< divides `word`
+    bool index64 = true;
+};
+/// The most output channels the shared-memory table holds (16 KiB of int16), and the most input channels an int16
+/// entry can name.
+inline constexpr int kMaxChannelTable = 8192;
+inline constexpr int kMaxChannelIndex = 32767;
+/// Each block loads the table once, so the grid is at most what is resident: kChannelGatherBlocksPerSm blocks of
+/// kCopyThreads per SM (the kernels' launch bounds keep that many resident).
+inline constexpr int kChannelGatherBlocksPerSm = 8;
+void launch_channel_gather(const ChannelGatherParams& p, const void* data, const void* indices, void* out, int blocks,
+                           cudaStream_t stream);
 
 /// Writes `count` elements of `elem_size` bytes, each the low bytes of `bits`.
 void launch_fill(void* out, int64_t count, int elem_size, uint64_t bits, int blocks, cudaStream_t stream);

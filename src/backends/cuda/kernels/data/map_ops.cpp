@@ -1,10 +1,13 @@
 // map_ops.cpp: the tactics whose output element reads a source element through a per-dim coordinate map (copy.h's
-// strided copy and gather): Slice, Transpose, Pad, Tile, Expand and Gather, plus the writers ConstantOfShape and
-// Shape. The maps follow the reference backend exactly (backends/reference/{slice,transpose,pad,tile_expand,gather,
-// shape_ops}.cpp); logical strides carry the layouts, and the output is always walked in its memory order.
+// strided copy and gather): Slice, Transpose, Pad, Tile, Expand and Gather (with its fast path for whole channels),
+// plus the writers ConstantOfShape and Shape. The maps follow the reference backend exactly (backends/reference/
+// {slice,transpose,pad,tile_expand,gather,shape_ops}.cpp); logical strides carry the layouts, and the output is
+// always walked in its memory order.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/kernels/data/copy.h"
@@ -49,6 +52,17 @@ std::string check_map(const StepDesc& desc) {
     return {};
 }
 
+// The largest word (16..1 bytes) dividing every size and address given.
+int largest_word(std::initializer_list<uint64_t> sizes_and_addresses) {
+    uint64_t bits = 16;
+    for (uint64_t v : sizes_and_addresses) bits |= v;
+    return static_cast<int>(bits & (~bits + 1));
+}
+
+uint64_t address(const void* p) {
+    return reinterpret_cast<uintptr_t>(p);
+}
+
 // ---- Slice: ONNX's clamping, as the reference does it -------------------------------------------------------------
 
 struct DimSlice {
@@ -80,6 +94,26 @@ StridedCopyParams slice_params(const StepDesc& desc) {
         in_stride[d] = s.step * xs[d];
     }
     return output_walk(y, in_stride, base);
+}
+
+// A slice whose output, walked in memory order, is rows of one contiguous run in both tensors: the channel halves
+// of ShuffleNetV2's split in nhwc (N*H*W rows of C/2 of the C channels), or in nchw (N rows of C/2 planes). Any
+// unit-step slice of that form moves as a pitched row copy in words of up to 16 bytes instead of element by element.
+std::optional<RowCopySegment> slice_rows_of(const StepDesc& desc, const StepBuffers& b) {
+    StridedCopyParams p = slice_params(desc);
+    if (p.rank > 2 || p.total == 0) return {};
+    const int last = p.rank - 1;
+    if (p.rank >= 1 && (p.in_stride[last] != 1 || p.out_stride[last] != 1)) return {};
+    if (p.rank == 2 && (p.in_stride[0] <= 0 || p.out_stride[0] <= 0)) return {};  // a reversed outer dim
+    const int64_t elem = static_cast<int64_t>(dtype_size(desc.outputs[0].dtype));
+    RowCopySegment seg;
+    seg.src = static_cast<const char*>(b.inputs[0]) + p.in_base * elem;
+    seg.dst = static_cast<char*>(b.outputs[0]);
+    seg.rows = p.rank == 2 ? p.size[0] : 1;
+    seg.row_bytes = (p.rank >= 1 ? p.size[last] : 1) * elem;
+    seg.src_pitch = p.rank == 2 ? p.in_stride[0] * elem : seg.row_bytes;
+    seg.dst_pitch = p.rank == 2 ? p.out_stride[0] * elem : seg.row_bytes;
+    return seg;
 }
 
 // ---- Transpose ------------------------------------------------------------------------------------------------------
@@ -192,6 +226,31 @@ GatherParams gather_params_of(const StepDesc& desc) {
     return p;
 }
 
+// ---- Gather of whole channels: the fast path ------------------------------------------------------------------------
+
+std::optional<ChannelGatherParams> channel_gather_params_of(const StepDesc& desc, const StepBuffers& b) {
+    const TensorDesc &x = desc.inputs[0], &idx = desc.inputs[1], &y = desc.outputs[0];
+    if (x.rank() != 4 || y.rank() != 4 || idx.rank() != 1 || x.channels_last() != y.channels_last()) return {};
+    if (normalize_axis(*desc.node, desc.attr<ir::AxisAttrs>().axis, x.rank()) != 1 || x.dtype != y.dtype) return {};
+    if (y.shape[1] > kMaxChannelTable || x.shape[1] > kMaxChannelIndex) return {};
+    const int64_t elem = static_cast<int64_t>(dtype_size(x.dtype));
+    ChannelGatherParams p;
+    p.channels_last = y.channels_last();
+    p.in_channels = static_cast<int32_t>(x.shape[1]);
+    p.out_channels = static_cast<int32_t>(y.shape[1]);
+    // A row: one pixel's channels of the output (read element by element), or one H*W plane of both tensors.
+    const int64_t row_bytes = (p.channels_last ? y.shape[1] : y.shape[2] * y.shape[3]) * elem;
+    const uint64_t rb = static_cast<uint64_t>(row_bytes);
+    p.word = p.channels_last ? largest_word({rb, address(b.outputs[0])})
+                             : largest_word({rb, address(b.outputs[0]), address(b.inputs[0])});
+    if (p.word < elem || elem > 8) return {};  // a misaligned buffer: leave it to the generic kernel
+    p.elem_size = static_cast<int>(elem);
+    p.row_words = static_cast<uint32_t>(row_bytes / p.word);
+    p.words = static_cast<uint32_t>(y.numel() * elem / p.word);
+    p.index64 = idx.dtype == DType::i64;
+    return p;
+}
+
 // ---- ConstantOfShape and Shape --------------------------------------------------------------------------------------
 
 std::string constant_of_shape_can_implement(const StepDesc& desc, int) {
@@ -247,6 +306,21 @@ GatherParams gather_params(const StepDesc& desc) {
     return gather_params_of(desc);
 }
 
+std::optional<RowCopySegment> slice_rows(const StepDesc& desc, const StepBuffers& b) {
+    return slice_rows_of(desc, b);
+}
+
+std::optional<ChannelGatherParams> channel_gather_params(const StepDesc& desc, const StepBuffers& b) {
+    return channel_gather_params_of(desc, b);
+}
+
+int channel_gather_blocks(const ChannelGatherParams& p, const DeviceInfo* device) {
+    int64_t want = (static_cast<int64_t>(p.words) + kCopyThreads - 1) / kCopyThreads;
+    int64_t cap =
+        static_cast<int64_t>(device && device->sm_count > 0 ? device->sm_count : 132) * kChannelGatherBlocksPerSm;
+    return static_cast<int>(std::clamp<int64_t>(want, 1, cap));
+}
+
 namespace {
 
 void map_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
@@ -255,7 +329,26 @@ void map_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream)
                         grid_blocks(p.total, kCopyThreads, desc.device), stream);
 }
 
+void slice_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+    std::optional<RowCopySegment> seg = slice_rows(desc, b);
+    if (!seg) {
+        map_launch(desc, b, stream);
+        return;
+    }
+    RowCopyParams p;
+    p.count = 1;
+    p.seg[0] = *seg;
+    int word = largest_word({static_cast<uint64_t>(seg->row_bytes), static_cast<uint64_t>(seg->src_pitch),
+                             static_cast<uint64_t>(seg->dst_pitch), address(seg->src), address(seg->dst)});
+    launch_row_copy(p, word, grid_blocks(seg->rows * seg->row_bytes / word, kCopyThreads, desc.device), stream);
+}
+
 void gather_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stream) {
+    if (std::optional<ChannelGatherParams> c = channel_gather_params(desc, b)) {
+        launch_channel_gather(*c, b.inputs[0], b.inputs[1], b.outputs[0], channel_gather_blocks(*c, desc.device),
+                              stream);
+        return;
+    }
     GatherParams p = gather_params(desc);
     launch_gather(p, static_cast<int>(dtype_size(desc.inputs[0].dtype)), b.inputs[0], b.inputs[1], b.outputs[0],
                   grid_blocks(p.total, kCopyThreads, desc.device), stream);
@@ -266,7 +359,7 @@ void gather_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t stre
 void register_data_map_tactics(CudaTacticRegistry& registry);
 
 void register_data_map_tactics(CudaTacticRegistry& registry) {
-    registry.add({"cuda.slice", ir::OpKind::Slice, 1, slice_can_implement, make_function_kernel<map_launch>});
+    registry.add({"cuda.slice", ir::OpKind::Slice, 1, slice_can_implement, make_function_kernel<slice_launch>});
     registry.add(
         {"cuda.transpose", ir::OpKind::Transpose, 1, transpose_can_implement, make_function_kernel<map_launch>});
     registry.add({"cuda.pad", ir::OpKind::Pad, 1, pad_can_implement, make_function_kernel<map_launch>});
