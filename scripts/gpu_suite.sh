@@ -43,7 +43,7 @@ for stage in "${stages[@]}"; do
     case $stage in
         tests)
             note "GPU kernel tests"
-            ctest --test-dir build -L gpu -E GpuModels --output-on-failure -j4 2>&1 | tee "$out/ctest_kernels.log" | tail -40
+            ctest --test-dir build -L gpu -E GpuModels --output-on-failure --timeout 150 -j4 2>&1 | tee "$out/ctest_kernels.log" | tail -40
             ;;
         models)
             note "export models"; export_models "${shared[@]}" "${extra[@]}"
