@@ -115,6 +115,11 @@ inline std::string config_label(const cuda::CudaTactic& tactic, int config) {
     return label;
 }
 
+// Sweeps time a config fully only when a quick timing (kQuickReplays replays of one launch per slot) is within
+// kQuickMargin of the best full timing so far.
+constexpr int kQuickReplays = 3;
+constexpr double kQuickMargin = 1.5;
+
 /// The outcome of timing every config of one tactic on one step.
 struct TacticSweep {
     std::optional<TimedConfig> best;
@@ -141,8 +146,11 @@ inline TacticSweep sweep_tactic(const cuda::CudaTactic& tactic, const cuda::Step
             std::vector<cuda::StepBuffers> buffers = slots.slots;
             for (cuda::StepBuffers& b : buffers) b.workspace = workspace.data();
             auto launch = [&](int slot, cudaStream_t s) { kernel->launch(buffers[static_cast<size_t>(slot)], s); };
-            double ms = time_slot_launches(launch, static_cast<int>(buffers.size()), launches, replays, stream,
-                                           desc.name + " " + label);
+            const int count = static_cast<int>(buffers.size());
+            // A quick look first (slow configs, e.g. cuDNN's FFT on depthwise, take seconds to time fully).
+            const double quick = time_slot_launches(launch, count, count, kQuickReplays, stream, desc.name + " " + label);
+            if (sweep.best && quick > kQuickMargin * sweep.best->ms) continue;
+            double ms = time_slot_launches(launch, count, launches, replays, stream, desc.name + " " + label);
             if (!sweep.best || ms < sweep.best->ms) sweep.best = TimedConfig{ms, label, kernel->detail()};
         } catch (const std::exception& e) {
             std::fprintf(stderr, "  %s on %s failed: %s\n", label.c_str(), desc.name.c_str(), e.what());

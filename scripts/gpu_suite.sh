@@ -92,8 +92,9 @@ for stage in "${stages[@]}"; do
         dwmodels)
             # Issue 4, acceptance 5: the depthwise networks with strata's depthwise kernels and with them excluded
             # (the builder then picks cuDNN's or the generic kernel), fp16, batch 1 and 64; then where the time goes.
-            export_models mobilenet_v2 efficientnet_b0 shufflenet_v2_x1_0 mnasnet1_0
-            for m in mobilenet_v2 efficientnet_b0 shufflenet_v2_x1_0 mnasnet1_0; do
+            dw_models=(${DW_MODELS:-mobilenet_v2 efficientnet_b0 shufflenet_v2_x1_0 mnasnet1_0})
+            export_models "${dw_models[@]}"
+            for m in "${dw_models[@]}"; do
                 for excl in "" cuda.conv.depthwise; do
                     note "bench $m fp16 exclude='$excl'"
                     STRATA_EXCLUDE_TACTICS=$excl build/strata bench "$models/$m.onnx" --device cuda --precision fp16 \

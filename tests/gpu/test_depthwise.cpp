@@ -167,11 +167,14 @@ TEST(DepthwiseTileSelector, VectorWidthFollowsChannels) {
     EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 64, 28, 3, 1, true), DType::f32, true, 132).vec, 4);
 }
 
-TEST(DepthwiseTileSelector, BigKernelsKeepOneColumnAndFitSharedMemory) {
+TEST(DepthwiseTileSelector, BigKernelsFitRegistersAndSharedMemory) {
     for (int k : {5, 7}) {
         auto prm = dw_params(128, 1152, 7, k, 1, true);
         cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
-        EXPECT_EQ(t.cols, 1) << t.str();
+        // Two 7x7 columns would need ~120 registers of data (ptxas spills them); 5x5 fits in fp16 pairs.
+        if (k == 7) EXPECT_EQ(t.cols, 1) << t.str();
+        if (k == 7) EXPECT_FALSE(t.wide_fits) << t.str();
+        if (k == 5) EXPECT_TRUE(t.wide_fits) << t.str();
         EXPECT_EQ((1152 / t.vec) % t.block_x, 0) << t.str();
         EXPECT_LE(t.block_x * t.block_y, 256) << t.str();
         EXPECT_LE(cuda::depthwise_smem_bytes(prm, t), 48u * 1024) << t.str();

@@ -18,8 +18,9 @@ namespace {
 constexpr int kTargetThreadsPerSm = 1024;
 constexpr int kThreadsPerBlock = 256;
 constexpr size_t kMaxTapBytes = 48 * 1024;  // static shared memory limit without opt-in
-// Live floats a thread may hold (accumulators + one input row) before the tile needs too many registers.
-constexpr int kMaxLiveFloats = 96;
+// Registers a tile's data may take (accumulators, the rows in flight, the widened row) before the kernel would need
+// more than its 128 (2 blocks of 256 threads per SM).
+constexpr int kMaxTileRegisters = 96;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -30,10 +31,14 @@ bool tiled_geometry(const DepthwiseParams& prm) {
     return !g.one_d && k_ok && s_ok && g.dil_h == 1 && g.dil_w == 1 && prm.multiplier == 1;
 }
 
-/// Accumulators (A rows x cols x vec) plus one input row ((cols-1)*S+K columns x vec), in floats.
-int live_floats(int k, int s, int cols, int vec) {
-    const int a = (k - 1) / s + 1;
-    return (a * cols + (cols - 1) * s + k) * vec;
+/// The registers dw_strip's arrays take: A x cols accumulators and two or three raw rows of (cols-1)*S+K vectors, plus the
+/// row widened to float on the float path (half2 keeps fp16 pairs: half the accumulator registers, no widening).
+int tile_registers(int k, int s, int cols, int vec, DType dtype, bool half2) {
+    const int a = (k - 1) / s + 1, in_cols = (cols - 1) * s + k;
+    const int raw_per_vec = std::max(1, vec * static_cast<int>(dtype_size(dtype)) / 4);
+    const int acc = a * cols * (half2 ? vec / 2 : vec);
+    const int rows_held = in_cols * raw_per_vec <= 16 ? 3 : 2;  // dw_strip's kTwoAhead
+    return acc + rows_held * in_cols * raw_per_vec + (half2 ? 0 : in_cols * vec);
 }
 
 int64_t strips(const ConvGeometry& g, int rows, int cols) { return int64_t{g.n} * ceil_div(g.p, rows) * ceil_div(g.q, cols); }
@@ -65,8 +70,8 @@ int largest_divisor_at_most(int n, int cap) {
 std::string DepthwiseTile::str() const {
     switch (kind) {
         case DepthwiseKernelKind::tiled_nhwc:
-            return fmt::format("nhwc vec{} cols{} rows{} block {}x{}, {} threads", vec, cols, rows, block_x, block_y,
-                               threads);
+            return fmt::format("nhwc vec{}{} cols{} rows{} block {}x{}, {} threads", vec, half2 ? " half2" : "", cols,
+                               rows, block_x, block_y, threads);
         case DepthwiseKernelKind::tiled_nchw:
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
         case DepthwiseKernelKind::generic: break;
@@ -90,7 +95,9 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
         t.vec = g.c % wide == 0 ? wide : (g.c % narrow == 0 ? narrow : 0);
         if (t.vec > 0) {
             t.kind = DepthwiseKernelKind::tiled_nhwc;
-            const bool two_cols = live_floats(g.r, g.stride_h, 2, t.vec) <= kMaxLiveFloats;
+            t.half2 = dtype == DType::f16 && t.vec % 2 == 0;
+            t.wide_fits = tile_registers(g.r, g.stride_h, 2, t.vec, dtype, t.half2) <= kMaxTileRegisters;
+            const bool two_cols = t.wide_fits;
             const int64_t cvecs = g.c / t.vec;
             if (two_cols)
                 choose_strip(t, g, cvecs, {2, 1}, target);
@@ -120,7 +127,7 @@ bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int 
     if (tile.kind == DepthwiseKernelKind::generic) return false;
     const bool nhwc = tile.kind == DepthwiseKernelKind::tiled_nhwc;
     const int cols = !wide ? 1 : nhwc ? 2 : 4;
-    if (nhwc && cols == 2 && live_floats(g.r, g.stride_h, 2, tile.vec) > kMaxLiveFloats) return false;
+    if (nhwc && cols == 2 && !tile.wide_fits) return false;
     tile.rows = std::min(rows, g.p);
     tile.cols = cols;
     tile.threads = (nhwc ? g.c / tile.vec : g.c) * strips(g, tile.rows, tile.cols);

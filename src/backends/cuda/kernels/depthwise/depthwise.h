@@ -48,6 +48,8 @@ struct DepthwiseTile {
     int block_x = 256;   ///< tiled_nhwc: channel vectors per block; otherwise threads per block
     int block_y = 1;     ///< tiled_nhwc: strips per block
     int64_t threads = 0; ///< threads launched (one per strip and channel vector)
+    bool half2 = false;     ///< tiled_nhwc in fp16: paired HFMA2 arithmetic (depthwise_math.cuh)
+    bool wide_fits = false; ///< tiled_nhwc: two columns per thread fit the register budget
     std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
 };
 

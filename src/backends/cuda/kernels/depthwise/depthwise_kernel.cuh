@@ -10,105 +10,60 @@
 // p_first so that the first row also sees its top taps (the products for rows above the strip are dropped).
 #pragma once
 
-#include <cstring>
-
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/kernels/common/activation_vec.cuh"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "backends/cuda/kernels/depthwise/depthwise_math.cuh"
 
 namespace strata::cuda::dw {
 
 constexpr int kGenericThreads = 256;
 
-template <int Bytes> struct RawVec;
-template <> struct RawVec<16> { using type = uint4; };
-template <> struct RawVec<8> { using type = uint2; };
-template <> struct RawVec<4> { using type = unsigned int; };
-template <> struct RawVec<2> { using type = unsigned short; };
-
-/// VEC consecutive elements of T, loaded as one aligned access and widened to float.
+/// y[off..off+VEC) = act(acc + bias + residual[off..]) for VEC contiguous channels; `bias` was loaded once per thread.
 template <class T, int VEC>
-__device__ __forceinline__ void load_vec(const T* p, float (&out)[VEC]) {
-    using Raw = typename RawVec<sizeof(T) * VEC>::type;
-    const Raw raw = __ldg(reinterpret_cast<const Raw*>(p));
-    T vals[VEC];
-    memcpy(vals, &raw, sizeof(raw));
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) out[v] = to_float(vals[v]);
-}
-
-template <class T, int VEC>
-__device__ __forceinline__ void store_vec(T* p, const float (&in)[VEC]) {
-    using Raw = typename RawVec<sizeof(T) * VEC>::type;
-    T vals[VEC];
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) vals[v] = from_float<T>(in[v]);
-    Raw raw;
-    memcpy(&raw, vals, sizeof(raw));
-    *reinterpret_cast<Raw*>(p) = raw;
-}
-
-/// y[off..off+VEC) = act(acc + bias[c0..] + residual[off..]) for VEC channels that are contiguous (stride 1).
-template <class T, int VEC>
-__device__ __forceinline__ void store_epilogue(const EpilogueParams& e, const float (&acc)[VEC], int c0, T* y,
-                                               int64_t off) {
+__device__ __forceinline__ void store_epilogue(const EpilogueParams& e, const float (&acc)[VEC],
+                                               const float (&bias)[VEC], T* y, int64_t off) {
     float res[VEC] = {};
-    if (e.residual) load_vec<T, VEC>(static_cast<const T*>(e.residual) + off, res);
+    if (e.residual) widen<T, VEC>(__ldg(reinterpret_cast<const Raw<T, VEC>*>(static_cast<const T*>(e.residual) + off)), res);
     float out[VEC];
 #pragma unroll
-    for (int v = 0; v < VEC; ++v) {
-        float a = acc[v] + res[v];
-        if (e.bias) a += e.bias[c0 + v];
-        out[v] = apply_activation(e.act, a);
-    }
-    store_vec<T, VEC>(y + off, out);
+    for (int v = 0; v < VEC; ++v) out[v] = acc[v] + bias[v] + res[v];
+    apply_activation_each(e.act, out);
+    *reinterpret_cast<Raw<T, VEC>*>(y + off) = narrow<T, VEC>(out);
 }
 
-/// Filter taps from shared memory, staged as float [K*K][block channels] (tiled NHWC).
-template <int VEC>
-struct SharedTaps {
-    const float* base;  ///< this thread's first channel in tap 0
-    int tap_stride;     ///< channels per block
-    __device__ __forceinline__ void load(int tap, float (&wv)[VEC]) const {
-        const float* p = base + tap * tap_stride;
-        if constexpr (VEC % 4 == 0) {
-#pragma unroll
-            for (int v = 0; v < VEC; v += 4) {
-                const float4 f = *reinterpret_cast<const float4*>(p + v);
-                wv[v] = f.x, wv[v + 1] = f.y, wv[v + 2] = f.z, wv[v + 3] = f.w;
-            }
-        } else {
-#pragma unroll
-            for (int v = 0; v < VEC; ++v) wv[v] = p[v];
-        }
-    }
-};
-
-/// Filter taps of one channel straight from global memory (tiled NCHW: the lanes of a warp share the channel, so
-/// the loads broadcast from L1).
-template <class T, int K>
-struct GlobalTaps {
-    const T* base;  ///< the channel's tap (0, 0)
-    int64_t r_stride, s_stride;
-    __device__ __forceinline__ void load(int tap, float (&wv)[1]) const {
-        wv[0] = to_float(base[(tap / K) * r_stride + (tap % K) * s_stride]);
-    }
-};
-
-/// VEC elements of T as they sit in memory, widened to float only when used, so a prefetched row costs half the
-/// registers in 16-bit types.
-template <class T, int VEC>
-using Raw = typename RawVec<sizeof(T) * VEC>::type;
-
-template <class T, int VEC>
-__device__ __forceinline__ void widen(const Raw<T, VEC>& raw, float (&out)[VEC]) {
-    T vals[VEC];
-    memcpy(vals, &raw, sizeof(raw));
-#pragma unroll
-    for (int v = 0; v < VEC; ++v) out[v] = to_float(vals[v]);
+/// True when the fp16 epilogue can stay in half2: no activation, ReLU or ReLU6 (bias and residual add in half2 too;
+/// one extra fp16 rounding of an output that is stored in fp16 anyway).
+__device__ __forceinline__ bool half2_epilogue(const ActivationParams& a) {
+    using K = ir::UnaryKind;
+    return a.kind < 0 || a.kind == static_cast<int>(K::Relu) || a.kind == static_cast<int>(K::Relu6);
 }
 
-/// One input row's kInCols vectors starting at column iw0 (zero outside the map: all-zero bits are +0 in every float
+template <int L>
+__device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, const __half2 (&acc)[L],
+                                                     const __half2 (&bias)[L], __half* y, int64_t off) {
+    __half2 res[L];
+    if (e.residual) {
+        const auto raw = __ldg(reinterpret_cast<const Raw<__half, 2 * L>*>(static_cast<const __half*>(e.residual) + off));
+        memcpy(res, &raw, sizeof(raw));
+    }
+    const __half2 zero = __float2half2_rn(0.0f), six = __float2half2_rn(6.0f);
+    __half2 out[L];
+#pragma unroll
+    for (int l = 0; l < L; ++l) {
+        __half2 v = __hadd2(acc[l], bias[l]);
+        if (e.residual) v = __hadd2(v, res[l]);
+        if (e.act.kind >= 0) v = __hmax2(v, zero);
+        if (e.act.kind == static_cast<int>(ir::UnaryKind::Relu6)) v = __hmin2(v, six);
+        out[l] = v;
+    }
+    Raw<__half, 2 * L> raw;
+    memcpy(&raw, out, sizeof(raw));
+    *reinterpret_cast<Raw<__half, 2 * L>*>(y + off) = raw;
+}
+
+/// One input row's N vectors starting at column iw0 (zero outside the map: all-zero bits are +0 in every float
 /// type); nothing is read when the row is outside the map.
 template <class T, int VEC, int N>
 __device__ __forceinline__ void load_row(const DepthwiseParams& prm, const T* xb, int ih, int iw0, Raw<T, VEC> (&row)[N]) {
@@ -122,46 +77,78 @@ __device__ __forceinline__ void load_row(const DepthwiseParams& prm, const T* xb
     }
 }
 
+template <class T, int VEC, int N>
+__device__ __forceinline__ void copy_row(Raw<T, VEC> (&dst)[N], const Raw<T, VEC> (&src)[N]) {
+#pragma unroll
+    for (int j = 0; j < N; ++j) dst[j] = src[j];
+}
+
 /// One strip of one thread: rows [p_first, p_end) x columns [q0, q0 + COLS) x channels [c0, c0 + VEC), with the
 /// rolling accumulators of NOTE [depthwise rolling rows]. xb points at (n, c0) of X, y_base is the offset of (n, c0)
-/// in Y. The input rows are walked in order, the next one loading while the current one is multiplied.
-template <class T, int VEC, int K, int S, int COLS, class Taps>
-__device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, const Taps& taps, const T* xb, int64_t y_base,
+/// in Y, c0 indexes the bias. The input rows are walked in order with the next one or two rows in flight while one is
+/// multiplied, so a short strip (batch 1) waits for memory about once rather than once per row.
+template <class T, int VEC, int K, int S, int COLS, class Math, class Taps>
+__device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base,
                                          int c0, int q0, int p_first, int p_end) {
+    using Acc = typename Math::Acc;
+    constexpr int L = Math::kLanes;
     constexpr int A = (K - 1) / S + 1;
     constexpr int kInCols = (COLS - 1) * S + K;
     const ConvGeometry& g = prm.g;
     const int iw0 = q0 * S - g.pad_w;
+    float bias[VEC] = {};
+    if (prm.epilogue.bias)
+#pragma unroll
+        for (int v = 0; v < VEC; ++v) bias[v] = __ldg(prm.epilogue.bias + c0 + v);
+    [[maybe_unused]] const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    [[maybe_unused]] __half2 bias_h2[L];
+    if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
+#pragma unroll
+        for (int l = 0; l < L; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
     // Row (p, t) of the walk is input row p*S - pad + K - S + t: consecutive rows, so the next is ih + 1.
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
-    Raw<T, VEC> next[kInCols];
-    load_row<T, VEC>(prm, xb, ih, iw0, next);
-    float acc[A][COLS][VEC] = {};
+    // Two rows ahead where a row is small; one where three rows in registers would spill (5x5, 7x7 in 16 bytes).
+    constexpr bool kTwoAhead = kInCols * sizeof(Raw<T, VEC>) <= 64;
+    Raw<T, VEC> next1[kInCols], next2[kTwoAhead ? kInCols : 1];
+    load_row<T, VEC>(prm, xb, ih, iw0, next1);
+    if constexpr (kTwoAhead) load_row<T, VEC>(prm, xb, ih + 1 <= ih_last ? ih + 1 : -1, iw0, next2);
+    Acc acc[A][COLS][L];
+#pragma unroll
+    for (int d = 0; d < A; ++d)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+#pragma unroll
+            for (int l = 0; l < L; ++l) acc[d][c][l] = Math::zero();
     for (int p = p_first - (A - 1); p < p_end; ++p) {
+        taps.reload_each_row();
 #pragma unroll
         for (int t = 0; t < S; ++t, ++ih) {
             const int r_in = K - S + t;
             Raw<T, VEC> cur[kInCols];
-#pragma unroll
-            for (int j = 0; j < kInCols; ++j) cur[j] = next[j];
-            if (ih < ih_last) load_row<T, VEC>(prm, xb, ih + 1, iw0, next);
+            copy_row<T, VEC>(cur, next1);
+            if constexpr (kTwoAhead) {
+                copy_row<T, VEC>(next1, next2);
+                if (ih + 2 <= ih_last) load_row<T, VEC>(prm, xb, ih + 2, iw0, next2);
+            } else if (ih + 1 <= ih_last) {
+                load_row<T, VEC>(prm, xb, ih + 1, iw0, next1);
+            }
             if (ih < 0 || ih >= g.h) continue;  // padding rows add nothing
-            float xv[kInCols][VEC];
+            Acc x[kInCols][L];
 #pragma unroll
-            for (int j = 0; j < kInCols; ++j) widen<T, VEC>(cur[j], xv[j]);
+            for (int j = 0; j < kInCols; ++j) Math::unpack(cur[j], x[j]);
 #pragma unroll
             for (int d = 0; d < A; ++d) {
                 const int rr = r_in - S * d;
                 if (rr < 0) continue;
 #pragma unroll
                 for (int cc = 0; cc < K; ++cc) {
-                    float wv[VEC];
-                    taps.load(rr * K + cc, wv);
+                    Acc w[L];
+                    taps.load(rr * K + cc, w);
 #pragma unroll
                     for (int c = 0; c < COLS; ++c)
 #pragma unroll
-                        for (int v = 0; v < VEC; ++v) acc[d][c][v] = fmaf(xv[c * S + cc][v], wv[v], acc[d][c][v]);
+                        for (int l = 0; l < L; ++l) acc[d][c][l] = Math::fma(x[c * S + cc][l], w[l], acc[d][c][l]);
                 }
             }
         }
@@ -170,9 +157,17 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, const Taps&
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
                 const int q = q0 + c;
-                if (q < g.q)
-                    store_epilogue<T, VEC>(prm.epilogue, acc[0][c], c0, y,
-                                           y_base + p * prm.y_stride[2] + q * prm.y_stride[3]);
+                if (q >= g.q) continue;
+                const int64_t off = y_base + p * prm.y_stride[2] + q * prm.y_stride[3];
+                if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
+                    if (fast_epilogue) {
+                        store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
+                        continue;
+                    }
+                }
+                float out[VEC];
+                Math::to_floats(acc[0][c], out);
+                store_epilogue<T, VEC>(prm.epilogue, out, bias, y, off);
             }
         }
 #pragma unroll
@@ -180,11 +175,11 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, const Taps&
 #pragma unroll
             for (int c = 0; c < COLS; ++c)
 #pragma unroll
-                for (int v = 0; v < VEC; ++v) acc[d][c][v] = acc[d + 1][c][v];
+                for (int l = 0; l < L; ++l) acc[d][c][l] = acc[d + 1][c][l];
 #pragma unroll
         for (int c = 0; c < COLS; ++c)
 #pragma unroll
-            for (int v = 0; v < VEC; ++v) acc[A - 1][c][v] = 0.0f;
+            for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
     }
 }
 
@@ -202,7 +197,9 @@ struct TiledArgs {
 // two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM.
 template <class T, int VEC, int K, int S, int COLS>
 __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
-    extern __shared__ float w_s[];  // [K*K][blockDim.x * VEC]
+    using Math = typename MathFor<T, VEC>::type;
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* w_s = reinterpret_cast<typename Math::Tap*>(smem);  // [K*K][blockDim.x * VEC]
     const DepthwiseParams& prm = a.prm;
     const int block_c = blockDim.x * VEC;
     const int c_first = blockIdx.y * block_c;
@@ -210,9 +207,9 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const int nthreads = blockDim.x * blockDim.y;
     for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < K * K * block_c; i += nthreads) {
         const int tap = i / block_c, c = c_first + i % block_c;
-        w_s[i] = c < prm.g.c ? to_float(w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] +
-                                          (tap % K) * prm.w_stride[3]])
-                             : 0.0f;
+        w_s[i] = Math::stage(c < prm.g.c ? w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] +
+                                               (tap % K) * prm.w_stride[3]]
+                                         : from_float<T>(0.0f));
     }
     __syncthreads();
     const int cvec = blockIdx.y * blockDim.x + threadIdx.x;
@@ -227,8 +224,8 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const int p_end = min(p_first + a.rows, prm.g.p);
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1];
     const int64_t y_base = n * prm.y_stride[0] + c0 * prm.y_stride[1];
-    SharedTaps<VEC> taps{w_s + threadIdx.x * VEC, block_c};
-    dw_strip<T, VEC, K, S, COLS>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end);
+    SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
+    dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end);
 }
 
 // One thread per strip of one channel; strips of a row are neighbours so that lanes walk along W.
@@ -248,7 +245,7 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c * prm.x_stride[1];
     const int64_t y_base = n * prm.y_stride[0] + c * prm.y_stride[1];
     GlobalTaps<T, K> taps{static_cast<const T*>(prm.w) + c * prm.w_stride[0], prm.w_stride[2], prm.w_stride[3]};
-    dw_strip<T, 1, K, S, COLS>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end);
+    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end);
 }
 
 /// Any depthwise convolution: one thread per output element; k_fastest walks outputs channel-innermost (NHWC).
