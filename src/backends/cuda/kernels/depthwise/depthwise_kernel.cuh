@@ -87,9 +87,12 @@ __device__ __forceinline__ void copy_row(Raw<T, VEC> (&dst)[N], const Raw<T, VEC
 /// rolling accumulators of NOTE [depthwise rolling rows]. xb points at (n, c0) of X, y_base is the offset of (n, c0)
 /// in Y, c0 indexes the bias. The input rows are walked in order with the next one or two rows in flight while one is
 /// multiplied, so a short strip (batch 1) waits for memory about once rather than once per row.
-template <class T, int VEC, int K, int S, int COLS, class Math, class Taps>
+/// `before_walk` runs once the first rows are in flight (the NHWC kernel stages its taps there, so that the taps'
+/// load and the rows' load overlap instead of taking two memory round trips at batch 1); a thread that is not
+/// `active` only joins it (its indices are clamped in range) and stops.
+template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
 __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base,
-                                         int c0, int q0, int p_first, int p_end) {
+                                         int c0, int q0, int p_first, int p_end, bool active, BeforeWalk before_walk) {
     using Acc = typename Math::Acc;
     constexpr int L = Math::kLanes;
     constexpr int A = (K - 1) / S + 1;
@@ -113,6 +116,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     Raw<T, VEC> next1[kInCols], next2[kTwoAhead ? kInCols : 1];
     load_row<T, VEC>(prm, xb, ih, iw0, next1);
     if constexpr (kTwoAhead) load_row<T, VEC>(prm, xb, ih + 1 <= ih_last ? ih + 1 : -1, iw0, next2);
+    before_walk();
+    if (!active) return;
     Acc acc[A][COLS][L];
 #pragma unroll
     for (int d = 0; d < A; ++d)
@@ -205,16 +210,20 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const int c_first = blockIdx.y * block_c;
     const T* w = static_cast<const T*>(prm.w);
     const int nthreads = blockDim.x * blockDim.y;
-    for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < K * K * block_c; i += nthreads) {
-        const int tap = i / block_c, c = c_first + i % block_c;
-        w_s[i] = Math::stage(c < prm.g.c ? w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] +
-                                               (tap % K) * prm.w_stride[3]]
-                                         : from_float<T>(0.0f));
-    }
-    __syncthreads();
-    const int cvec = blockIdx.y * blockDim.x + threadIdx.x;
-    const int64_t strip = int64_t{blockIdx.x} * blockDim.y + threadIdx.y;
-    if (cvec >= a.cvecs || strip >= a.strips) return;
+    auto stage_taps = [&] {
+        for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < K * K * block_c; i += nthreads) {
+            const int tap = i / block_c, c = c_first + i % block_c;
+            w_s[i] = Math::stage(c < prm.g.c ? w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] +
+                                                   (tap % K) * prm.w_stride[3]]
+                                             : from_float<T>(0.0f));
+        }
+        __syncthreads();
+    };
+    const int cvec_raw = blockIdx.y * blockDim.x + threadIdx.x;
+    const int64_t strip_raw = int64_t{blockIdx.x} * blockDim.y + threadIdx.y;
+    const bool active = cvec_raw < a.cvecs && strip_raw < a.strips;
+    const int cvec = min(cvec_raw, a.cvecs - 1);
+    const int64_t strip = strip_raw < a.strips ? strip_raw : a.strips - 1;
     const int sq = static_cast<int>(strip % a.strips_q);
     const int64_t rest = strip / a.strips_q;
     const int sp = static_cast<int>(rest % a.strips_p);
@@ -225,7 +234,7 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1];
     const int64_t y_base = n * prm.y_stride[0] + c0 * prm.y_stride[1];
     SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
-    dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end);
+    dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, stage_taps);
 }
 
 // One thread per strip of one channel; strips of a row are neighbours so that lanes walk along W.
@@ -245,7 +254,7 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c * prm.x_stride[1];
     const int64_t y_base = n * prm.y_stride[0] + c * prm.y_stride[1];
     GlobalTaps<T, K> taps{static_cast<const T*>(prm.w) + c * prm.w_stride[0], prm.w_stride[2], prm.w_stride[3]};
-    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end);
+    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true, [] {});
 }
 
 /// Any depthwise convolution: one thread per output element; k_fastest walks outputs channel-innermost (NHWC).
