@@ -260,7 +260,8 @@ __host__ __device__ __forceinline__ void dw_int8_store_row(const DwInt8Params& p
 
 /// Adds one input row (transposed into pk) into the accumulator rows that use it. Row M of the S rows of step U
 /// (of the A-step unrolled cycle) is kernel row r = K - S + M - d*S of output p + d, whose accumulators are slot
-/// (U + d) % A. Kernel row 0 is the first row an output sees: its dp4a starts from the int32 bias instead of adding,
+/// (U + d) % A; outputs p + d with d < live_from are warm-up outputs of the strip and get nothing (live_from is a
+/// literal 0 outside the first cycle). Kernel row 0 is the first row an output sees: its dp4a starts from the int32 bias instead of adding,
 /// so finished slots need no reset. 3x3: the 12 filter words live in registers (f) and each window is cut once and
 /// fed to every output row; at stride 1 a second copy of the filter shifted up by one byte (fs = 0 w0 w1 w2) lets
 /// odd columns use the even window one byte to their left, so only windows at offsets 2 mod 4 need a byte permute.
@@ -278,7 +279,8 @@ struct DwInt8RowUpdate {
 
     __host__ __device__ static __forceinline__ void with_filters(const uint32_t (&pk)[4][NW],
                                                                 const uint32_t (&f)[2][K][G][4],
-                                                                const int32_t (&bias)[4], int32_t (&acc)[A][TW][4]) {
+                                                                const int32_t (&bias)[4], int live_from,
+                                                                int32_t (&acc)[A][TW][4]) {
         DW_UNROLL
         for (int j = 0; j < TW; ++j) {
             DW_UNROLL
@@ -291,7 +293,7 @@ struct DwInt8RowUpdate {
                     for (int d = 0; d < A; ++d) {
                         const int r = K - S + M - d * S;
                         int32_t& a = acc[(U + d) % A][j][ch];
-                        if (r >= 0) a = mac(r, gg, win, f[shift][r][gg][ch], a, bias[ch]);
+                        if (r >= 0 && d >= live_from) a = mac(r, gg, win, f[shift][r][gg][ch], a, bias[ch]);
                     }
                 }
             }
@@ -299,7 +301,7 @@ struct DwInt8RowUpdate {
     }
 
     __host__ __device__ static __forceinline__ void streaming(const uint32_t (&pk)[4][NW], const uint4* fstream,
-                                                             int cwords, const int32_t (&bias)[4],
+                                                             int cwords, const int32_t (&bias)[4], int live_from,
                                                              int32_t (&acc)[A][TW][4]) {
         uint32_t win[TW][G][4];
         DW_UNROLL
@@ -311,7 +313,7 @@ struct DwInt8RowUpdate {
         DW_UNROLL
         for (int d = 0; d < A; ++d) {
             const int r = K - S + M - d * S;
-            if (r < 0) continue;
+            if (r < 0 || d < live_from) continue;
             int32_t(&a)[TW][4] = acc[(U + d) % A];
             DW_UNROLL
             for (int gg = 0; gg < G; ++gg) {
@@ -386,24 +388,33 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
     int64_t y_off = (int64_t{co.n} * g.p + p_begin) * y_pitch + co.q0 * g.c + 4 * co.cw;  // of (n, p, q0, 4cw)
     uint32_t nxt[NCOL];
     dw_int8_load_row<NCOL>(prm.x, x_off, g.c, ih >= row_lo && ih <= row_hi, col_ok, nxt);
-    for (int pb = p_begin; pb < co.p_end; pb += A) {
+    // Step p (slot U of the A-step cycle): its S input rows, then output p is complete.
+    auto step = [&](auto u_, int p, int live_from) {
+        constexpr int U = decltype(u_)::value;
+        dw_static_for<S>([&](auto m_) {
+            constexpr int M = decltype(m_)::value;
+            uint32_t pk[4][NW];
+            dw_int8_transpose<NCOL, NW>(nxt, pk);
+            ++ih, x_off += x_pitch;  // prefetch the following row while this one is multiplied
+            dw_int8_load_row<NCOL>(prm.x, x_off, g.c, ih >= row_lo && ih <= row_hi, col_ok, nxt);
+            if constexpr (kStream)
+                DwInt8RowUpdate<K, S, TW, U, M>::streaming(pk, fstream, cwords, bias, live_from, acc);
+            else
+                DwInt8RowUpdate<K, S, TW, U, M>::with_filters(pk, f, bias, live_from, acc);
+        });
+        if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, y_off, acc[U]);
+        y_off += y_pitch;
+    };
+    // The first cycle holds the A - 1 warm-up steps (which skip the warm-up outputs' accumulators) and step p0; the
+    // steady cycles after it need no such check.
+    dw_static_for<A>([&](auto u_) {
+        const int p = p_begin + decltype(u_)::value;
+        if (p < co.p_end) step(u_, p, co.p0 - p);
+    });
+    for (int pb = p_begin + A; pb < co.p_end; pb += A) {
         dw_static_for<A>([&](auto u_) {
-            constexpr int U = decltype(u_)::value;
-            const int p = pb + U;
-            if (p >= co.p_end) return;
-            dw_static_for<S>([&](auto m_) {
-                constexpr int M = decltype(m_)::value;
-                uint32_t pk[4][NW];
-                dw_int8_transpose<NCOL, NW>(nxt, pk);
-                ++ih, x_off += x_pitch;  // prefetch the following row while this one is multiplied
-                dw_int8_load_row<NCOL>(prm.x, x_off, g.c, ih >= row_lo && ih <= row_hi, col_ok, nxt);
-                if constexpr (kStream)
-                    DwInt8RowUpdate<K, S, TW, U, M>::streaming(pk, fstream, cwords, bias, acc);
-                else
-                    DwInt8RowUpdate<K, S, TW, U, M>::with_filters(pk, f, bias, acc);
-            });
-            if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, y_off, acc[U]);
-            y_off += y_pitch;
+            const int p = pb + decltype(u_)::value;
+            if (p < co.p_end) step(u_, p, 0);
         });
     }
 }
