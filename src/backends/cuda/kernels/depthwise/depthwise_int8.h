@@ -43,6 +43,11 @@
 // independent loads per row that each thread issues one row ahead of the one it computes.
 // Other layouts: NCHW int8 rows of 7/14/28 bytes are not word aligned, so it is not offered; C % 4 != 0, dilation,
 // other kernel sizes and strides run the generic kernel (one thread per output element, same arithmetic).
+// Budget (counted in the sm_90 SASS, not yet timed): 3x3 s1 with 4 columns per thread issues ~15 instructions per
+// output -- 3 dp4a, ~2.4 byte permutes, ~6 for the requantisation (I2F, FFMA, 2 FMNMX, FADD, packing) and ~3 for
+// loads, addresses and the loop -- so at 2 bytes per output the SMs issue about 4.4 TB/s worth at full rate: the
+// kernel reaches DRAM speed only with >= ~75% issue efficiency. 5x5 s1 needs ~30 (10 dp4a), so there the issue rate,
+// not DRAM, sets the time. The tile list (depthwise_int8_tiles) is there for the benchmark to measure them all.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -74,15 +79,22 @@ struct DwInt8Quant {
     DwInt8Out out = DwInt8Out::int8;
 };
 
-/// A specialised thread program: kernel k x k, stride s (both dims), output columns per thread, and the blocks per SM
-/// it is compiled for (__launch_bounds__(kDwInt8Threads, min_blocks): 5 -> 96 registers, 4 -> 128, 3 -> 168, the
-/// fewest that ptxas (CUDA 13, sm_90) fits without spilling).
+/// A specialised thread program: kernel k x k, stride s (both dims), output columns per thread, where the filter
+/// words live (in registers for the whole strip, or re-read from L1 for every input row: 4 * k * ceil(k/4)
+/// registers against a 16-byte load per lane and filter row), and the blocks per SM it is compiled for
+/// (__launch_bounds__(kDwInt8Threads, min_blocks): 5 -> 96 registers, 4 -> 128, 3 -> 168, each the most that
+/// ptxas (CUDA 13, sm_90) fits without spilling).
 struct DwInt8FastShape {
-    int k, stride, cols, min_blocks;
+    int k, stride, cols;
+    bool filters_in_registers;
+    int min_blocks;
 };
-/// The instantiated specialisations (depthwise_int8.cu builds one kernel per entry and output mode).
-inline constexpr DwInt8FastShape kDwInt8FastShapes[] = {{3, 1, 4, 4}, {3, 1, 2, 5}, {3, 2, 4, 4}, {3, 2, 2, 5},
-                                                        {5, 1, 2, 4}, {5, 2, 2, 4}, {7, 1, 2, 3}, {7, 2, 2, 3}};
+/// The instantiated specialisations (depthwise_int8.cu builds one kernel per entry and output mode). 5x5 comes both
+/// ways: registers (fewer instructions, no L1 traffic for filters, 12 warps per SM) and L1 (16 warps); for equal
+/// loads the selector takes the first.
+inline constexpr DwInt8FastShape kDwInt8FastShapes[] = {
+    {3, 1, 4, true, 4},  {3, 1, 2, true, 5},  {3, 2, 4, true, 4},  {3, 2, 2, true, 5},  {5, 1, 2, true, 3},
+    {5, 1, 2, false, 4}, {5, 2, 2, true, 3},  {5, 2, 2, false, 4}, {7, 1, 2, false, 3}, {7, 2, 2, false, 3}};
 inline constexpr int kDwInt8FastCount = static_cast<int>(sizeof(kDwInt8FastShapes) / sizeof(kDwInt8FastShapes[0]));
 inline constexpr int kDwInt8Threads = 128;  ///< threads per block, every kernel (small blocks: finer occupancy steps)
 

@@ -262,11 +262,11 @@ __host__ __device__ __forceinline__ void dw_int8_store_row(const DwInt8Params& p
 /// (of the A-step unrolled cycle) is kernel row r = K - S + M - d*S of output p + d, whose accumulators are slot
 /// (U + d) % A; outputs p + d with d < live_from are warm-up outputs of the strip and get nothing (live_from is a
 /// literal 0 outside the first cycle). Kernel row 0 is the first row an output sees: its dp4a starts from the int32 bias instead of adding,
-/// so finished slots need no reset. 3x3: the 12 filter words live in registers (f) and each window is cut once and
-/// fed to every output row; at stride 1 a second copy of the filter shifted up by one byte (fs = 0 w0 w1 w2) lets
-/// odd columns use the even window one byte to their left, so only windows at offsets 2 mod 4 need a byte permute.
-/// 5x5 and 7x7 (40 and 56 filter words): the windows are cut once into registers and the filter rows are re-read
-/// per input row from L1 (fstream, plain loads the compiler keeps inside the loop).
+/// so finished slots need no reset. Filters in registers (f): each window is cut once and fed to every output row.
+/// (A second filter copy shifted by one byte would spare the odd columns' window permutes, but at 96-128 registers
+/// ptxas rematerialises it every row: more permutes, not fewer.) Filters streamed (5x5 and 7x7 have 40 and 56 filter
+/// words): the windows are cut once into registers and the filter rows are re-read per input row from L1 (fstream,
+/// plain loads the compiler keeps inside the loop).
 template <int K, int S, int TW, int U, int M>
 struct DwInt8RowUpdate {
     using T = DwInt8FastTile<K, S, TW>;
@@ -278,22 +278,21 @@ struct DwInt8RowUpdate {
     }
 
     __host__ __device__ static __forceinline__ void with_filters(const uint32_t (&pk)[4][NW],
-                                                                const uint32_t (&f)[2][K][G][4],
+                                                                const uint32_t (&f)[K][G][4],
                                                                 const int32_t (&bias)[4], int live_from,
                                                                 int32_t (&acc)[A][TW][4]) {
         DW_UNROLL
         for (int j = 0; j < TW; ++j) {
             DW_UNROLL
             for (int gg = 0; gg < G; ++gg) {
-                const int o = j * S + 4 * gg, shift = S == 1 ? o & 1 : 0;  // shift: use f[1] on the window at o - 1
                 DW_UNROLL
                 for (int ch = 0; ch < 4; ++ch) {
-                    const uint32_t win = dw_int8_window<NW>(pk[ch], o - shift);
+                    const uint32_t win = dw_int8_window<NW>(pk[ch], j * S + 4 * gg);
                     DW_UNROLL
                     for (int d = 0; d < A; ++d) {
                         const int r = K - S + M - d * S;
                         int32_t& a = acc[(U + d) % A][j][ch];
-                        if (r >= 0 && d >= live_from) a = mac(r, gg, win, f[shift][r][gg][ch], a, bias[ch]);
+                        if (r >= 0 && d >= live_from) a = mac(r, gg, win, f[r][gg][ch], a, bias[ch]);
                     }
                 }
             }
@@ -338,24 +337,20 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
     constexpr int K = kDwInt8FastShapes[I].k, S = kDwInt8FastShapes[I].stride, TW = kDwInt8FastShapes[I].cols;
     using T = DwInt8FastTile<K, S, TW>;
     constexpr int A = T::kAccRows, G = T::kGroups, NCOL = T::kCols, NW = T::kWords;
-    constexpr bool kStream = K > 3;
+    constexpr bool kStream = !kDwInt8FastShapes[I].filters_in_registers;
     const ConvGeometry& g = prm.g;
     const DwInt8FastCoords co = dw_int8_fast_coords<TW>(g, prm.tile.rows, t);
     const int cwords = g.c / 4;
 
     const uint4* fstream = reinterpret_cast<const uint4*>(prm.w) + co.cw;  // unit (r * G + gg) * cwords + cw
-    // 3x3: f[0][r][gg][ch] = taps 4gg..4gg+3 of row r of channel 4cw+ch; f[1] the same one byte up (0 w0 w1 w2).
-    [[maybe_unused]] uint32_t f[2][kStream ? 1 : K][G][4];
+    [[maybe_unused]] uint32_t f[kStream ? 1 : K][G][4];  // 3x3: taps 4gg..4gg+3 of row r of channel 4cw+ch
     if constexpr (!kStream) {
         DW_UNROLL
         for (int r = 0; r < K; ++r) {
             DW_UNROLL
             for (int gg = 0; gg < G; ++gg) {
                 const uint4 v = dw_ldg(fstream + (r * G + gg) * cwords);
-                f[0][r][gg][0] = v.x, f[0][r][gg][1] = v.y, f[0][r][gg][2] = v.z, f[0][r][gg][3] = v.w;
-                DW_UNROLL
-                for (int ch = 0; ch < 4; ++ch)
-                    f[1][r][gg][ch] = dw_prmt(gg > 0 ? f[0][r][gg - 1][ch] : 0u, f[0][r][gg][ch], 0x6543u);
+                f[r][gg][0] = v.x, f[r][gg][1] = v.y, f[r][gg][2] = v.z, f[r][gg][3] = v.w;
             }
         }
     }
