@@ -40,16 +40,21 @@ struct DwCase {
         return fmt::format(
             "N{} C{} H{} W{} k{}x{} s{}x{} d{}x{} pads[t{} l{} b{} r{}] -> P{} Q{}, {} out, act {}, float bias {}, "
             "int32 bias {}, {} out scale",
-            pr.n, pr.c, pr.h, pr.w, pr.kh, pr.kw, pr.stride_h, pr.stride_w, pr.dil_h, pr.dil_w, pr.pad_top,
-            pr.pad_left, pr.pad_bottom, pr.pad_right, pr.p(), pr.q(), pr.fp16_out ? "fp16" : "int8",
-            static_cast<int>(pr.act), !pr.bias.empty(), !pr.bias_i32.empty(),
-            pr.out_scale.size() == 1 ? "per-tensor" : "per-channel");
+            pr.n, pr.c, pr.h, pr.w, pr.kh, pr.kw, pr.stride_h, pr.stride_w, pr.dil_h, pr.dil_w, pr.pad_top, pr.pad_left,
+            pr.pad_bottom, pr.pad_right, pr.p(), pr.q(), pr.fp16_out ? "fp16" : "int8", static_cast<int>(pr.act),
+            !pr.bias.empty(), !pr.bias_i32.empty(), pr.out_scale.size() == 1 ? "per-tensor" : "per-channel");
     }
 };
 
-int pick(std::mt19937_64& rng, std::initializer_list<int> v) { return *(v.begin() + rng() % v.size()); }
-int range(std::mt19937_64& rng, int lo, int hi) { return lo + static_cast<int>(rng() % (hi - lo + 1)); }
-float uniform(std::mt19937_64& rng, float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); }
+int pick(std::mt19937_64& rng, std::initializer_list<int> v) {
+    return *(v.begin() + rng() % v.size());
+}
+int range(std::mt19937_64& rng, int lo, int hi) {
+    return lo + static_cast<int>(rng() % (hi - lo + 1));
+}
+float uniform(std::mt19937_64& rng, float lo, float hi) {
+    return std::uniform_real_distribution<float>(lo, hi)(rng);
+}
 
 /// Random int8 data over the full range (including -128), scales that put the output around +-60 output units (some
 /// saturating, some clamped by ReLU6), or with `ties` small weights and mul = 1/2 so that half the outputs are exact
@@ -299,8 +304,8 @@ TEST(GpuDepthwiseInt8, GenericKernelMatchesReferenceExactly) {
     std::mt19937_64 rng(seed + 1);
     for (int rep = 0; rep < 60; ++rep) {
         // Every third case is a fast-kernel shape forced onto the generic kernel.
-        const DwCase cs = random_case(rng, rep % 3 == 0 ? static_cast<int>(rng() % cuda::kDwInt8FastCount) : -1,
-                                      rep % 2 == 1);
+        const DwCase cs =
+            random_case(rng, rep % 3 == 0 ? static_cast<int>(rng() % cuda::kDwInt8FastCount) : -1, rep % 2 == 1);
         std::string described;
         const std::string diff = run_gpu(cs, {-1, 1}, &described);
         ASSERT_EQ(diff, "") << cs.str() << " (seed " << seed << ")";
@@ -316,9 +321,9 @@ TEST(GpuDepthwiseInt8, SelectedTilesOnMobileNetShapesMatchReference) {
     struct Layer {
         int n, c, hw, k, stride;
     };
-    for (const Layer& l : {Layer{2, 144, 56, 3, 1}, Layer{1, 96, 112, 3, 2}, Layer{4, 672, 14, 5, 1},
-                           Layer{1, 32, 112, 3, 1}, Layer{2, 240, 28, 5, 2}, Layer{8, 960, 7, 3, 1},
-                           Layer{1, 64, 30, 7, 1}, Layer{3, 24, 19, 7, 2}}) {
+    for (const Layer& l :
+         {Layer{2, 144, 56, 3, 1}, Layer{1, 96, 112, 3, 2}, Layer{4, 672, 14, 5, 1}, Layer{1, 32, 112, 3, 1},
+          Layer{2, 240, 28, 5, 2}, Layer{8, 960, 7, 3, 1}, Layer{1, 64, 30, 7, 1}, Layer{3, 24, 19, 7, 2}}) {
         for (bool fp16 : {false, true}) {
             const DwCase cs = layer_case(rng, l.n, l.c, l.hw, l.k, l.stride, fp16);
             DwInt8Params p = params_of(cs, {});

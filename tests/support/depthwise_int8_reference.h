@@ -20,10 +20,10 @@ struct DwInt8RefProblem {
     int kh = 3, kw = 3, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
     int pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
     float in_scale = 1.0f;
-    std::vector<float> w_scale;      ///< [C]
-    std::vector<float> out_scale;    ///< [C] or [1]; int8 output only
-    std::vector<float> bias;         ///< [C] real units, or empty
-    std::vector<int32_t> bias_i32;   ///< [C] accumulator units, or empty
+    std::vector<float> w_scale;     ///< [C]
+    std::vector<float> out_scale;   ///< [C] or [1]; int8 output only
+    std::vector<float> bias;        ///< [C] real units, or empty
+    std::vector<int32_t> bias_i32;  ///< [C] accumulator units, or empty
     DwRefAct act = DwRefAct::none;
     bool fp16_out = false;
 
@@ -41,8 +41,8 @@ inline int8_t dw_ref_requantize(float v) {
 }
 
 /// The int32 accumulator of output (n, p, q, ch): taps inside the image, plus bias_i32 (wrapping int32 sums).
-inline int32_t dw_ref_acc(const DwInt8RefProblem& pr, const std::vector<int8_t>& x, const std::vector<int8_t>& w,
-                          int n, int p, int q, int ch) {
+inline int32_t dw_ref_acc(const DwInt8RefProblem& pr, const std::vector<int8_t>& x, const std::vector<int8_t>& w, int n,
+                          int p, int q, int ch) {
     uint32_t acc = pr.bias_i32.empty() ? 0u : static_cast<uint32_t>(pr.bias_i32[ch]);
     for (int r = 0; r < pr.kh; ++r) {
         const int ih = p * pr.stride_h - pr.pad_top + r * pr.dil_h;

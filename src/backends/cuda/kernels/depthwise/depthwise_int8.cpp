@@ -15,9 +15,13 @@ namespace strata::cuda {
 
 namespace {
 
-bool aligned(const void* ptr, uintptr_t bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
+bool aligned(const void* ptr, uintptr_t bytes) {
+    return reinterpret_cast<uintptr_t>(ptr) % bytes == 0;
+}
 
-bool fast_matches(const DwInt8FastShape& f, const ConvGeometry& g) { return f.k == g.r && f.stride == g.stride_h; }
+bool fast_matches(const DwInt8FastShape& f, const ConvGeometry& g) {
+    return f.k == g.r && f.stride == g.stride_h;
+}
 
 /// Output rows per strip worth trying: ceil(P / strips) for every strip count, each once (largest first).
 std::vector<int> strip_rows(int p) {
@@ -78,7 +82,8 @@ std::vector<DwInt8Channel> depthwise_int8_channels(const DwInt8Quant& q, int c) 
         const float bias = q.bias.empty() ? 0.0f : q.bias[k];
         if (to_int8) {
             const float os = q.out_scale.size() == 1 ? q.out_scale[0] : q.out_scale[k];
-            STRATA_CHECK(good(os), StatusCode::invalid_argument, "depthwise int8: output scale {} of channel {}", os, k);
+            STRATA_CHECK(good(os), StatusCode::invalid_argument, "depthwise int8: output scale {} of channel {}", os,
+                         k);
             e.mul = (q.in_scale * q.w_scale[k]) / os;
             e.add = bias / os;
             e.lo = q.act == DwInt8Act::none ? -128.0f : 0.0f;

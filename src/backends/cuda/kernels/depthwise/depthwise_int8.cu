@@ -42,8 +42,8 @@ void launch_mode(const DwInt8Params& p, int64_t threads, cudaStream_t stream) {
     }
     const int64_t blocks = (threads + kDwInt8Threads - 1) / kDwInt8Threads;
     dispatch_fast(p.tile.fast, [&](auto i) {
-        dw_int8_fast_kernel<decltype(i)::value, OUT><<<static_cast<unsigned>(blocks), kDwInt8Threads, 0, stream>>>(
-            p, static_cast<int>(threads));
+        dw_int8_fast_kernel<decltype(i)::value, OUT>
+            <<<static_cast<unsigned>(blocks), kDwInt8Threads, 0, stream>>>(p, static_cast<int>(threads));
     });
 }
 

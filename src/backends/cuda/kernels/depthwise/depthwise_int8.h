@@ -93,8 +93,8 @@ struct DwInt8FastShape {
 /// ways: registers (fewer instructions, no L1 traffic for filters, 12 warps per SM) and L1 (16 warps); for equal
 /// loads the selector takes the first.
 inline constexpr DwInt8FastShape kDwInt8FastShapes[] = {
-    {3, 1, 4, true, 4},  {3, 1, 2, true, 5},  {3, 2, 4, true, 4},  {3, 2, 2, true, 5},  {5, 1, 2, true, 3},
-    {5, 1, 2, false, 4}, {5, 2, 2, true, 3},  {5, 2, 2, false, 4}, {7, 1, 2, false, 3}, {7, 2, 2, false, 3}};
+    {3, 1, 4, true, 4},  {3, 1, 2, true, 5}, {3, 2, 4, true, 4},  {3, 2, 2, true, 5},  {5, 1, 2, true, 3},
+    {5, 1, 2, false, 4}, {5, 2, 2, true, 3}, {5, 2, 2, false, 4}, {7, 1, 2, false, 3}, {7, 2, 2, false, 3}};
 inline constexpr int kDwInt8FastCount = static_cast<int>(sizeof(kDwInt8FastShapes) / sizeof(kDwInt8FastShapes[0]));
 inline constexpr int kDwInt8Threads = 128;  ///< threads per block, every kernel (small blocks: finer occupancy steps)
 
@@ -105,14 +105,14 @@ struct DwInt8Tile {
 };
 
 struct DwInt8Params {
-    ConvGeometry g;  ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any
-    const int8_t* x = nullptr;             ///< [N, H, W, C] (NHWC), 16-byte aligned
-    const int8_t* w = nullptr;             ///< depthwise_int8_pack_weights() layout, 16-byte aligned
-    const DwInt8Channel* chan = nullptr;   ///< [C] from depthwise_int8_channels()
-    const int32_t* bias_i32 = nullptr;     ///< [C] or null, 16-byte aligned
-    void* y = nullptr;                     ///< [N, P, Q, C] (NHWC), int8 or fp16; must not overlap x
+    ConvGeometry g;                       ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any
+    const int8_t* x = nullptr;            ///< [N, H, W, C] (NHWC), 16-byte aligned
+    const int8_t* w = nullptr;            ///< depthwise_int8_pack_weights() layout, 16-byte aligned
+    const DwInt8Channel* chan = nullptr;  ///< [C] from depthwise_int8_channels()
+    const int32_t* bias_i32 = nullptr;    ///< [C] or null, 16-byte aligned
+    void* y = nullptr;                    ///< [N, P, Q, C] (NHWC), int8 or fp16; must not overlap x
     DwInt8Out out = DwInt8Out::int8;
-    DwInt8Tile tile;                       ///< from depthwise_int8_select() (or any of depthwise_int8_tiles())
+    DwInt8Tile tile;  ///< from depthwise_int8_select() (or any of depthwise_int8_tiles())
 };
 
 /// Byte offset of tap (r, s) of channel c in the packed weights of a kernel `kw` taps wide and C = 4 * c_words

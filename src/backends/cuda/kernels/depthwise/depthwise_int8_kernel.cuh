@@ -152,10 +152,10 @@ __host__ __device__ __forceinline__ DwInt8Channel dw_int8_channel(const DwInt8Ch
 
 template <int K, int S, int TW>
 struct DwInt8FastTile {
-    static constexpr int kGroups = (K + 3) / 4;                          // dp4a words per kernel row
-    static constexpr int kAccRows = (K + S - 1) / S;                     // output rows one input row feeds
-    static constexpr int kCols = S * (TW - 1) + K;                       // input columns one row of the tile reads
-    static constexpr int kWords = (kCols + 3) / 4;                       // packed words per channel and row
+    static constexpr int kGroups = (K + 3) / 4;       // dp4a words per kernel row
+    static constexpr int kAccRows = (K + S - 1) / S;  // output rows one input row feeds
+    static constexpr int kCols = S * (TW - 1) + K;    // input columns one row of the tile reads
+    static constexpr int kWords = (kCols + 3) / 4;    // packed words per channel and row
     static_assert(kCols <= 32, "column mask is 32 bits");
 };
 
@@ -261,12 +261,12 @@ __host__ __device__ __forceinline__ void dw_int8_store_row(const DwInt8Params& p
 /// Adds one input row (transposed into pk) into the accumulator rows that use it. Row M of the S rows of step U
 /// (of the A-step unrolled cycle) is kernel row r = K - S + M - d*S of output p + d, whose accumulators are slot
 /// (U + d) % A; outputs p + d with d < live_from are warm-up outputs of the strip and get nothing (live_from is a
-/// literal 0 outside the first cycle). Kernel row 0 is the first row an output sees: its dp4a starts from the int32 bias instead of adding,
-/// so finished slots need no reset. Filters in registers (f): each window is cut once and fed to every output row.
-/// (A second filter copy shifted by one byte would spare the odd columns' window permutes, but at 96-128 registers
-/// ptxas rematerialises it every row: more permutes, not fewer.) Filters streamed (5x5 and 7x7 have 40 and 56 filter
-/// words): the windows are cut once into registers and the filter rows are re-read per input row from L1 (fstream,
-/// plain loads the compiler keeps inside the loop).
+/// literal 0 outside the first cycle). Kernel row 0 is the first row an output sees: its dp4a starts from the int32
+/// bias instead of adding, so finished slots need no reset. Filters in registers (f): each window is cut once and fed
+/// to every output row. (A second filter copy shifted by one byte would spare the odd columns' window permutes, but at
+/// 96-128 registers ptxas rematerialises it every row: more permutes, not fewer.) Filters streamed (5x5 and 7x7 have 40
+/// and 56 filter words): the windows are cut once into registers and the filter rows are re-read per input row from L1
+/// (fstream, plain loads the compiler keeps inside the loop).
 template <int K, int S, int TW, int U, int M>
 struct DwInt8RowUpdate {
     using T = DwInt8FastTile<K, S, TW>;
@@ -278,9 +278,8 @@ struct DwInt8RowUpdate {
     }
 
     __host__ __device__ static __forceinline__ void with_filters(const uint32_t (&pk)[4][NW],
-                                                                const uint32_t (&f)[K][G][4],
-                                                                const int32_t (&bias)[4], int live_from,
-                                                                int32_t (&acc)[A][TW][4]) {
+                                                                 const uint32_t (&f)[K][G][4], const int32_t (&bias)[4],
+                                                                 int live_from, int32_t (&acc)[A][TW][4]) {
         DW_UNROLL
         for (int j = 0; j < TW; ++j) {
             DW_UNROLL
@@ -300,15 +299,17 @@ struct DwInt8RowUpdate {
     }
 
     __host__ __device__ static __forceinline__ void streaming(const uint32_t (&pk)[4][NW], const uint4* fstream,
-                                                             int cwords, const int32_t (&bias)[4], int live_from,
-                                                             int32_t (&acc)[A][TW][4]) {
+                                                              int cwords, const int32_t (&bias)[4], int live_from,
+                                                              int32_t (&acc)[A][TW][4]) {
         uint32_t win[TW][G][4];
         DW_UNROLL
-        for (int j = 0; j < TW; ++j)
+        for (int j = 0; j < TW; ++j) {
             DW_UNROLL
-            for (int gg = 0; gg < G; ++gg)
+            for (int gg = 0; gg < G; ++gg) {
                 DW_UNROLL
                 for (int ch = 0; ch < 4; ++ch) win[j][gg][ch] = dw_int8_window<NW>(pk[ch], j * S + 4 * gg);
+            }
+        }
         DW_UNROLL
         for (int d = 0; d < A; ++d) {
             const int r = K - S + M - d * S;
@@ -319,9 +320,10 @@ struct DwInt8RowUpdate {
                 const uint4 fw = dw_load<uint4>(fstream + (r * G + gg) * cwords);
                 const uint32_t fr[4] = {fw.x, fw.y, fw.z, fw.w};
                 DW_UNROLL
-                for (int j = 0; j < TW; ++j)
+                for (int j = 0; j < TW; ++j) {
                     DW_UNROLL
                     for (int ch = 0; ch < 4; ++ch) a[j][ch] = mac(r, gg, win[j][gg][ch], fr[ch], a[j][ch], bias[ch]);
+                }
             }
         }
     }
@@ -371,16 +373,19 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
 
     int32_t acc[A][TW][4];  // warm-up slots hold partial sums that are never stored
     DW_UNROLL
-    for (int a = 0; a < A; ++a)
+    for (int a = 0; a < A; ++a) {
         DW_UNROLL
-        for (int j = 0; j < TW; ++j)
+        for (int j = 0; j < TW; ++j) {
             DW_UNROLL
             for (int ch = 0; ch < 4; ++ch) acc[a][j][ch] = 0;
+        }
+    }
 
     const int p_begin = co.p0 - (A - 1);
-    int ih = p_begin * S - g.pad_h + K - S;  // the next input row to consume
-    int64_t x_off = (int64_t{co.n} * g.h + ih) * x_pitch + iw0 * g.c + 4 * co.cw;       // of (n, ih, iw0, 4cw)
-    int64_t y_off = (int64_t{co.n} * g.p + p_begin) * y_pitch + co.q0 * g.c + 4 * co.cw;  // of (n, p, q0, 4cw)
+    // The next input row to consume, its byte offset (of (n, ih, iw0, 4cw)) and the output offset of (n, p, q0, 4cw).
+    int ih = p_begin * S - g.pad_h + K - S;
+    int64_t x_off = (int64_t{co.n} * g.h + ih) * x_pitch + iw0 * g.c + 4 * co.cw;
+    int64_t y_off = (int64_t{co.n} * g.p + p_begin) * y_pitch + co.q0 * g.c + 4 * co.cw;
     uint32_t nxt[NCOL];
     dw_int8_load_row<NCOL>(prm.x, x_off, g.c, ih >= row_lo && ih <= row_hi, col_ok, nxt);
     // Step p (slot U of the A-step cycle): its S input rows, then output p is complete.
