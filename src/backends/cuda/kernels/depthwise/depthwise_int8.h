@@ -22,13 +22,15 @@
 //   fp16 output:
 //     mul = in_scale * w_scale[c]                       add = bias[c] (0 without a float bias)
 //     lo = -inf, hi = +inf; ReLU: lo = 0; ReLU6: lo = 0, hi = 6
-//   add == -0 is stored as +0, so v is never -0 and fmaxf/fminf never have to order signed zeros.
+//   add == -0 is stored as +0, so that v = -0 (on which fmaxf(v, 0) may return either zero) needs a product
+//   float(acc) * mul that underflows to -0, which no real scale gives.
 // A float bias is in real units (the convolution's output scale); bias_i32 is in accumulator units (scale
 // in_scale * w_scale[c], the TFLite/TensorRT convention). Both may be given.
 //
 // NOTE [depthwise int8 layout] -- why NHWC with 4 channels per thread and W packed into dp4a words.
 // NHWC is what strata's fp16 kernels hand over, and a warp reading one 4-byte word per lane at consecutive channel
-// words of a pixel reads 128 contiguous bytes: whole lines, so DRAM sees every byte once and in full sectors. __dp4a
+// words of a pixel reads 128 contiguous bytes (C >= 128; a smaller C reads whole pixels of C bytes): full sectors,
+// every byte from DRAM once. __dp4a
 // needs 4 taps of ONE channel in a word, NHWC gives 4 channels of one pixel: each thread owns 4 channels and TW output
 // columns, loads the TW*S + K - S input words of a row (channels 4c..4c+3 of consecutive pixels), transposes them
 // with 8 __byte_perm per 4 words into per-channel words of 4 consecutive pixels, cuts each tap window (one
