@@ -110,7 +110,7 @@ struct DwInt8Params {
     ConvGeometry g;                       ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any
     const int8_t* x = nullptr;            ///< [N, H, W, C] (NHWC), 16-byte aligned
     const int8_t* w = nullptr;            ///< depthwise_int8_pack_weights() layout, 16-byte aligned
-    const DwInt8Channel* chan = nullptr;  ///< [C] from depthwise_int8_channels()
+    const DwInt8Channel* chan = nullptr;  ///< [C] from depthwise_int8_channels() for this `out`, 16-byte aligned
     const int32_t* bias_i32 = nullptr;    ///< [C] or null, 16-byte aligned
     void* y = nullptr;                    ///< [N, P, Q, C] (NHWC), int8 or fp16; must not overlap x
     DwInt8Out out = DwInt8Out::int8;
