@@ -2,6 +2,9 @@
 // weights, int32 accumulation with __dp4a, per-channel requantisation to int8 or dequantisation to fp16 at the store.
 // A standalone CUDA API (strata's IR has no quantized ops yet): a trivially copyable params struct, a host-side tile
 // selector, and a launch on a stream that allocates nothing and never synchronises (graph-capturable).
+// Use: once, table = depthwise_int8_channels(quant, C) and packed = depthwise_int8_pack_weights(w, C, R, S), both
+// uploaded; fill DwInt8Params with device pointers, p.tile = depthwise_int8_select(p, sm_count), check that
+// depthwise_int8_problem(p) is empty; then per run depthwise_int8_launch(p, stream) and check_launch().
 //
 // NOTE [depthwise int8 arithmetic] -- what every output is, so that a host reference reproduces it bit for bit.
 // Activations are symmetric int8 (zero point 0: padding reads 0). For output channel c (== input channel c):
