@@ -1,0 +1,191 @@
+// depthwise_int8.cpp: the host side of the int8 depthwise kernels: weight packing, the per-channel epilogue table,
+// the checks, the tile list and the tile selector (see depthwise_int8.h).
+#include "backends/cuda/kernels/depthwise/depthwise_int8.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/check.h"
+
+namespace strata::cuda {
+
+namespace {
+
+bool aligned(const void* ptr, uintptr_t bytes) {
+    return reinterpret_cast<uintptr_t>(ptr) % bytes == 0;
+}
+
+bool fast_matches(const DwInt8FastShape& f, const ConvGeometry& g) {
+    return f.k == g.r && f.stride == g.stride_h;
+}
+
+/// Output rows per strip worth trying: ceil(P / strips) for every strip count, each once (largest first).
+std::vector<int> strip_rows(int p) {
+    std::vector<int> rows;
+    for (int strips = 1; strips <= p; ++strips) {
+        const int r = (p + strips - 1) / strips;
+        if (rows.empty() || rows.back() != r) rows.push_back(r);
+    }
+    return rows;
+}
+
+/// Input words a fast tile loads per output word: rows (S per output row plus K - S per strip) times columns
+/// (TW * S + K - S per TW outputs, over whole column tiles). What the selector minimises.
+double fast_load_ratio(const ConvGeometry& g, const DwInt8Tile& t) {
+    const DwInt8FastShape& f = kDwInt8FastShapes[t.fast];
+    const int strips = (g.p + t.rows - 1) / t.rows, col_tiles = (g.q + f.cols - 1) / f.cols;
+    const double rows = f.stride + static_cast<double>(strips) * (f.k - f.stride) / g.p;
+    const double cols = static_cast<double>(col_tiles) * (f.stride * (f.cols - 1) + f.k) / g.q;
+    return rows * cols;
+}
+
+}  // namespace
+
+size_t depthwise_int8_packed_bytes(int c, int r, int s) {
+    return static_cast<size_t>(r) * ((s + 3) / 4) * ((c + 3) / 4) * 16;
+}
+
+std::vector<int8_t> depthwise_int8_pack_weights(const int8_t* w, int c, int r, int s) {
+    STRATA_CHECK(c > 0 && r > 0 && s > 0, StatusCode::invalid_argument, "depthwise int8 weights [{}, {}, {}]", c, r, s);
+    std::vector<int8_t> packed(depthwise_int8_packed_bytes(c, r, s), 0);
+    const int c_words = (c + 3) / 4;
+    for (int ch = 0; ch < c; ++ch)
+        for (int i = 0; i < r; ++i)
+            for (int j = 0; j < s; ++j)
+                packed[depthwise_int8_packed_index(ch, i, j, s, c_words)] = w[(int64_t{ch} * r + i) * s + j];
+    return packed;
+}
+
+std::vector<DwInt8Channel> depthwise_int8_channels(const DwInt8Quant& q, int c) {
+    auto good = [](float v) { return std::isfinite(v) && v > 0.0f; };
+    STRATA_CHECK(good(q.in_scale), StatusCode::invalid_argument, "depthwise int8: input scale {} must be positive",
+                 q.in_scale);
+    STRATA_CHECK(q.w_scale.size() == static_cast<size_t>(c), StatusCode::invalid_argument,
+                 "depthwise int8: {} weight scales for {} channels", q.w_scale.size(), c);
+    STRATA_CHECK(q.bias.empty() || q.bias.size() == static_cast<size_t>(c), StatusCode::invalid_argument,
+                 "depthwise int8: {} biases for {} channels", q.bias.size(), c);
+    const bool to_int8 = q.out == DwInt8Out::int8;
+    if (to_int8)
+        STRATA_CHECK(q.out_scale.size() == 1 || q.out_scale.size() == static_cast<size_t>(c),
+                     StatusCode::invalid_argument, "depthwise int8: {} output scales for {} channels (1 or C)",
+                     q.out_scale.size(), c);
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    std::vector<DwInt8Channel> table(c);
+    for (int k = 0; k < c; ++k) {
+        STRATA_CHECK(good(q.w_scale[k]), StatusCode::invalid_argument, "depthwise int8: weight scale {} of channel {}",
+                     q.w_scale[k], k);
+        DwInt8Channel& e = table[k];
+        const float bias = q.bias.empty() ? 0.0f : q.bias[k];
+        if (to_int8) {
+            const float os = q.out_scale.size() == 1 ? q.out_scale[0] : q.out_scale[k];
+            STRATA_CHECK(good(os), StatusCode::invalid_argument, "depthwise int8: output scale {} of channel {}", os,
+                         k);
+            e.mul = (q.in_scale * q.w_scale[k]) / os;
+            e.add = bias / os;
+            e.lo = q.act == DwInt8Act::none ? -128.0f : 0.0f;
+            e.hi = q.act == DwInt8Act::relu6 ? std::min(127.0f, 6.0f / os) : 127.0f;
+        } else {
+            e.mul = q.in_scale * q.w_scale[k];
+            e.add = bias;
+            e.lo = q.act == DwInt8Act::none ? -kInf : 0.0f;
+            e.hi = q.act == DwInt8Act::relu6 ? 6.0f : kInf;
+        }
+        if (e.add == 0.0f) e.add = 0.0f;  // -0 -> +0: v is then never -0 (NOTE [depthwise int8 arithmetic])
+    }
+    return table;
+}
+
+std::string depthwise_int8_problem(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    if (g.group != g.c || g.k != g.c)
+        return fmt::format("depthwise needs group == C == K (multiplier 1), got {}", g.str());
+    if (g.n < 1 || g.c < 1 || g.h < 1 || g.w < 1 || g.p < 1 || g.q < 1 || g.r < 1 || g.s < 1)
+        return fmt::format("empty or negative size: {}", g.str());
+    if (g.stride_h < 1 || g.stride_w < 1 || g.dil_h < 1 || g.dil_w < 1 || g.pad_h < 0 || g.pad_w < 0)
+        return fmt::format("strides and dilations must be >= 1 and pads >= 0: {}", g.str());
+    if (!p.x || !p.w || !p.chan || !p.y) return "x, w, chan and y must be set";
+    if (!aligned(p.chan, 16) || !aligned(p.bias_i32, 4)) return "chan must be 16-byte aligned, bias_i32 4-byte";
+    if (p.tile.fast >= kDwInt8FastCount) return fmt::format("tile {} out of range", p.tile.fast);
+    if (p.tile.fast >= 0) {
+        if (std::string why = depthwise_int8_generic_reason(p); !why.empty())
+            return fmt::format("fast tile {} on a shape for the generic kernel: {}", p.tile.fast, why);
+        if (!fast_matches(kDwInt8FastShapes[p.tile.fast], g))
+            return fmt::format("fast tile {} is k{} s{}, the shape is {}", p.tile.fast,
+                               kDwInt8FastShapes[p.tile.fast].k, kDwInt8FastShapes[p.tile.fast].stride, g.str());
+        if (p.tile.rows < 1) return fmt::format("tile rows {} must be >= 1", p.tile.rows);
+    }
+    const int64_t limit = std::numeric_limits<int32_t>::max() - kDwInt8Threads;  // fast: 32-bit thread index
+    if (depthwise_int8_threads(p) > (p.tile.fast >= 0 ? limit : limit * kDwInt8Threads))
+        return fmt::format("too many threads ({}) for {}", depthwise_int8_threads(p), g.str());
+    return {};
+}
+
+std::string depthwise_int8_generic_reason(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    if (g.c % 4 != 0) return fmt::format("C {} % 4 != 0", g.c);
+    if (g.r != g.s || (g.r != 3 && g.r != 5 && g.r != 7)) return fmt::format("kernel {}x{}", g.r, g.s);
+    if (g.stride_h != g.stride_w || g.stride_h > 2) return fmt::format("stride {}x{}", g.stride_h, g.stride_w);
+    if (g.dil_h != 1 || g.dil_w != 1) return fmt::format("dilation {}x{}", g.dil_h, g.dil_w);
+    const uintptr_t y_align = p.out == DwInt8Out::int8 ? 4 : 8;
+    if (!aligned(p.x, 4) || !aligned(p.y, y_align) || !aligned(p.w, 16) || !aligned(p.bias_i32, 16))
+        return "x/y/w/bias_i32 not aligned for vector access";
+    return {};
+}
+
+std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
+    std::vector<DwInt8Tile> tiles;
+    if (depthwise_int8_generic_reason(p).empty()) {
+        for (int i = 0; i < kDwInt8FastCount; ++i) {
+            if (!fast_matches(kDwInt8FastShapes[i], p.g)) continue;
+            for (int rows : strip_rows(p.g.p)) tiles.push_back({i, rows});
+        }
+    }
+    tiles.push_back({-1, 1});
+    return tiles;
+}
+
+DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
+    const int64_t target = int64_t{std::max(sm_count, 1)} * 1024;
+    DwInt8Tile best{-1, 1}, widest{-1, 1};
+    double best_ratio = 0, widest_ratio = 0;
+    int64_t widest_threads = 0;
+    DwInt8Params probe = p;
+    for (const DwInt8Tile& t : depthwise_int8_tiles(p)) {
+        if (t.fast < 0) continue;
+        probe.tile = t;
+        const int64_t threads = depthwise_int8_threads(probe);
+        const double ratio = fast_load_ratio(p.g, t);
+        if (threads >= target && (best.fast < 0 || ratio < best_ratio)) best = t, best_ratio = ratio;
+        if (threads > widest_threads || (threads == widest_threads && ratio < widest_ratio))
+            widest = t, widest_threads = threads, widest_ratio = ratio;
+    }
+    return best.fast >= 0 ? best : widest;
+}
+
+int64_t depthwise_int8_threads(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    if (p.tile.fast < 0) return int64_t{g.n} * g.p * g.q * g.c;
+    const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
+    const int64_t strips = (g.p + p.tile.rows - 1) / p.tile.rows, col_tiles = (g.q + f.cols - 1) / f.cols;
+    return int64_t{g.n} * (g.c / 4) * col_tiles * strips;
+}
+
+std::string depthwise_int8_describe(const DwInt8Params& p) {
+    const int64_t threads = depthwise_int8_threads(p);
+    const int64_t blocks = (threads + kDwInt8Threads - 1) / kDwInt8Threads;
+    if (p.tile.fast < 0) {
+        std::string why = depthwise_int8_generic_reason(p);
+        return fmt::format("generic ({}): one thread per output element, {} threads", why.empty() ? "chosen" : why,
+                           threads);
+    }
+    const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
+    return fmt::format("fast k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, {} threads ({} blocks of {})",
+                       f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", threads, blocks,
+                       kDwInt8Threads);
+}
+
+}  // namespace strata::cuda

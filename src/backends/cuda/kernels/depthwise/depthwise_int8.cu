@@ -1,0 +1,80 @@
+// depthwise_int8.cu: the int8 depthwise kernels (one per entry of kDwInt8FastShapes and output mode, plus the generic
+// one), their launch on a stream and the host run of the same thread programs (see depthwise_int8.h).
+#include <algorithm>
+
+#include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
+
+namespace strata::cuda {
+
+namespace {
+
+template <int I, DwInt8Out OUT>
+__global__ void __launch_bounds__(kDwInt8Threads, kDwInt8FastShapes[I].min_blocks)
+    dw_int8_fast_kernel(const DwInt8Params prm, int threads) {
+    const int t = static_cast<int>(blockIdx.x) * kDwInt8Threads + static_cast<int>(threadIdx.x);
+    if (t < threads) dw_int8_fast_thread<I, OUT>(prm, t);
+}
+
+template <DwInt8Out OUT>
+__global__ void __launch_bounds__(kDwInt8Threads) dw_int8_generic_kernel(const DwInt8Params prm, int64_t total) {
+    for (int64_t e = int64_t{blockIdx.x} * kDwInt8Threads + threadIdx.x; e < total;
+         e += int64_t{gridDim.x} * kDwInt8Threads)
+        dw_int8_generic_thread<OUT>(prm, e);
+}
+
+constexpr int64_t kMaxGenericBlocks = int64_t{1} << 20;
+
+/// Calls f(std::integral_constant<int, I>) for I == p.tile.fast (the instantiation table is kDwInt8FastShapes).
+template <int I = 0, class F>
+void dispatch_fast(int index, F&& f) {
+    if constexpr (I < kDwInt8FastCount) {
+        if (index == I) return f(std::integral_constant<int, I>{});
+        dispatch_fast<I + 1>(index, f);
+    }
+}
+
+template <DwInt8Out OUT>
+void launch_mode(const DwInt8Params& p, int64_t threads, cudaStream_t stream) {
+    if (p.tile.fast < 0) {
+        const int64_t blocks = std::min((threads + kDwInt8Threads - 1) / kDwInt8Threads, kMaxGenericBlocks);
+        dw_int8_generic_kernel<OUT><<<static_cast<unsigned>(blocks), kDwInt8Threads, 0, stream>>>(p, threads);
+        return;
+    }
+    const int64_t blocks = (threads + kDwInt8Threads - 1) / kDwInt8Threads;
+    dispatch_fast(p.tile.fast, [&](auto i) {
+        dw_int8_fast_kernel<decltype(i)::value, OUT>
+            <<<static_cast<unsigned>(blocks), kDwInt8Threads, 0, stream>>>(p, static_cast<int>(threads));
+    });
+}
+
+template <DwInt8Out OUT>
+void run_mode_on_host(const DwInt8Params& p, int64_t threads) {
+    if (p.tile.fast < 0) {
+        for (int64_t e = 0; e < threads; ++e) dw_int8_generic_thread<OUT>(p, e);
+        return;
+    }
+    dispatch_fast(p.tile.fast, [&](auto i) {
+        for (int t = 0; t < static_cast<int>(threads); ++t) dw_int8_fast_thread<decltype(i)::value, OUT>(p, t);
+    });
+}
+
+}  // namespace
+
+void depthwise_int8_launch(const DwInt8Params& p, cudaStream_t stream) {
+    const int64_t threads = depthwise_int8_threads(p);
+    if (threads == 0) return;
+    if (p.out == DwInt8Out::int8)
+        launch_mode<DwInt8Out::int8>(p, threads, stream);
+    else
+        launch_mode<DwInt8Out::fp16>(p, threads, stream);
+}
+
+void depthwise_int8_run_on_host(const DwInt8Params& p) {
+    const int64_t threads = depthwise_int8_threads(p);
+    if (p.out == DwInt8Out::int8)
+        run_mode_on_host<DwInt8Out::int8>(p, threads);
+    else
+        run_mode_on_host<DwInt8Out::fp16>(p, threads);
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,161 @@
+// depthwise_int8.h: the int8 depthwise convolution (issue 4, SEEDS.md section 5 "INT8"): int8 activations and
+// weights, int32 accumulation with __dp4a, per-channel requantisation to int8 or dequantisation to fp16 at the store.
+// A standalone CUDA API (strata's IR has no quantized ops yet): a trivially copyable params struct, a host-side tile
+// selector, and a launch on a stream that allocates nothing and never synchronises (graph-capturable).
+// Use: once, table = depthwise_int8_channels(quant, C) and packed = depthwise_int8_pack_weights(w, C, R, S), both
+// uploaded; fill DwInt8Params with device pointers, p.tile = depthwise_int8_select(p, sm_count), check that
+// depthwise_int8_problem(p) is empty; then per run depthwise_int8_launch(p, stream) and check_launch().
+//
+// NOTE [depthwise int8 arithmetic] -- what every output is, so that a host reference reproduces it bit for bit.
+// Activations are symmetric int8 (zero point 0: padding reads 0). For output channel c (== input channel c):
+//   acc    = sum over taps (r, s) inside the image of int32(x) * int32(w[c][r][s])   (exact int32)
+//            + bias_i32[c] when bias_i32 is given (int32 add, wrapping)
+//   v      = fmaf(float(acc), mul[c], add[c])        float(acc): round to nearest even; fmaf: one rounding
+//            (__int2float_rn and __fmaf_rn on the device, static_cast<float> and std::fmaf on the host)
+//   v      = fminf(fmaxf(v, lo[c]), hi[c])
+//   int8:  y = round-half-even(v); v already lies in [-128, 127] (the device adds 1.5 * 2^23 with __fadd_rn and
+//          keeps the low byte, which is the same number)
+//   fp16:  y = __float2half_rn(v)
+// The per-channel constants are computed on the host by depthwise_int8_channels(), in float, each operation rounded
+// to nearest even, in this order:
+//   int8 output (out_scale[c], or out_scale[0] for a per-tensor scale):
+//     mul = (in_scale * w_scale[c]) / out_scale[c]     add = bias[c] / out_scale[c] (0 without a float bias)
+//     lo = -128, hi = 127; ReLU: lo = 0; ReLU6: lo = 0, hi = min(127, 6 / out_scale[c])
+//     which equals saturate_int8(round-half-even(act(v))) with act applied in output units.
+//   fp16 output:
+//     mul = in_scale * w_scale[c]                       add = bias[c] (0 without a float bias)
+//     lo = -inf, hi = +inf; ReLU: lo = 0; ReLU6: lo = 0, hi = 6
+//   add == -0 is stored as +0, so that v = -0 (on which fmaxf(v, 0) may return either zero) needs a product
+//   float(acc) * mul that underflows to -0, which no real scale gives.
+// A float bias is in real units (the convolution's output scale); bias_i32 is in accumulator units (scale
+// in_scale * w_scale[c], the TFLite/TensorRT convention). Both may be given.
+//
+// NOTE [depthwise int8 layout] -- why NHWC with 4 channels per thread and W packed into dp4a words.
+// NHWC is what strata's fp16 kernels hand over, and a warp reading one 4-byte word per lane at consecutive channel
+// words of a pixel reads 128 contiguous bytes (C >= 128; a smaller C reads whole pixels of C bytes): full sectors,
+// every byte from DRAM once. __dp4a
+// needs 4 taps of ONE channel in a word, NHWC gives 4 channels of one pixel: each thread owns 4 channels and TW output
+// columns, loads the TW*S + K - S input words of a row (channels 4c..4c+3 of consecutive pixels), transposes them
+// with 8 __byte_perm per 4 words into per-channel words of 4 consecutive pixels, cuts each tap window (one
+// __byte_perm when unaligned) and feeds one __dp4a per 4 taps: 3 dp4a per output for 3x3, 10 for 5x5, 14 for 7x7,
+// against 9/25/49 integer multiply-adds plus byte extraction with plain IMAD, which would be compute-bound before
+// DRAM is. Row reuse: the thread walks down a strip of output rows; each input row is loaded, transposed and windowed
+// once and added into the ceil(K/S) rolling accumulator rows that use it (SEEDS.md's "rolling recycle"). Column reuse:
+// neighbouring threads (same block, adjacent column tiles) share the K - S halo columns through L1.
+// Why not 16-byte loads per thread: a thread holding 16 channels would need 16 x TW x ceil(K/S) accumulators and
+// 16 x K x ceil(K/4) filter words -- hundreds of registers -- and 4 channels x 4 columns is the smallest tile that
+// fills dp4a words. The 4-byte loads are still whole lines per warp; bytes in flight come from the TW*S + K - S
+// independent loads per row that each thread issues one row ahead of the one it computes.
+// Other layouts: NCHW int8 rows of 7/14/28 bytes are not word aligned, so it is not offered; C % 4 != 0, dilation,
+// other kernel sizes and strides run the generic kernel (one thread per output element, same arithmetic).
+// Budget (counted in the sm_90 SASS, not yet timed): 3x3 s1 with 4 columns per thread issues ~15 instructions per
+// output -- 3 dp4a, ~2.4 byte permutes, ~6 for the requantisation (I2F, FFMA, 2 FMNMX, FADD, packing) and ~3 for
+// loads, addresses and the loop -- so at 2 bytes per output the SMs issue about 4.4 TB/s worth at full rate: the
+// kernel reaches DRAM speed only with >= ~75% issue efficiency. 5x5 s1 needs ~30 (10 dp4a), so there the issue rate,
+// not DRAM, sets the time. The tile list (depthwise_int8_tiles) is there for the benchmark to measure them all.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/kernels/conv/conv_geometry.h"
+
+namespace strata::cuda {
+
+enum class DwInt8Act : int8_t { none, relu, relu6 };
+enum class DwInt8Out : int8_t { int8, fp16 };
+
+/// One output channel's epilogue constants (NOTE [depthwise int8 arithmetic]). 16 bytes: one vector load.
+struct alignas(16) DwInt8Channel {
+    float mul = 1.0f, add = 0.0f, lo = -128.0f, hi = 127.0f;
+};
+
+/// The quantisation of one depthwise convolution, on the host; depthwise_int8_channels() turns it into the
+/// per-channel table the kernel reads.
+struct DwInt8Quant {
+    float in_scale = 1.0f;
+    std::vector<float> w_scale;    ///< [C], per output channel
+    std::vector<float> out_scale;  ///< [C] or [1] (per tensor); int8 output only
+    std::vector<float> bias;       ///< [C] in real units, or empty
+    DwInt8Act act = DwInt8Act::none;
+    DwInt8Out out = DwInt8Out::int8;
+};
+
+/// A specialised thread program: kernel k x k, stride s (both dims), output columns per thread, where the filter
+/// words live (in registers for the whole strip, or re-read from L1 for every input row: 4 * k * ceil(k/4)
+/// registers against a 16-byte load per lane and filter row), and the blocks per SM it is compiled for
+/// (__launch_bounds__(kDwInt8Threads, min_blocks): 5 -> 96 registers, 4 -> 128, 3 -> 168, each the most that
+/// ptxas (CUDA 13, sm_90) fits without spilling).
+struct DwInt8FastShape {
+    int k, stride, cols;
+    bool filters_in_registers;
+    int min_blocks;
+};
+/// The instantiated specialisations (depthwise_int8.cu builds one kernel per entry and output mode). 5x5 comes both
+/// ways: registers (fewer instructions, no L1 traffic for filters, 12 warps per SM) and L1 (16 warps); for equal
+/// loads the selector takes the first.
+inline constexpr DwInt8FastShape kDwInt8FastShapes[] = {
+    {3, 1, 4, true, 4},  {3, 1, 2, true, 5}, {3, 2, 4, true, 4},  {3, 2, 2, true, 5},  {5, 1, 2, true, 3},
+    {5, 1, 2, false, 4}, {5, 2, 2, true, 3}, {5, 2, 2, false, 4}, {7, 1, 2, false, 3}, {7, 2, 2, false, 3}};
+inline constexpr int kDwInt8FastCount = static_cast<int>(sizeof(kDwInt8FastShapes) / sizeof(kDwInt8FastShapes[0]));
+inline constexpr int kDwInt8Threads = 128;  ///< threads per block, every kernel (small blocks: finer occupancy steps)
+
+/// Which kernel runs and how much each thread covers.
+struct DwInt8Tile {
+    int fast = -1;  ///< index into kDwInt8FastShapes; -1 = the generic kernel
+    int rows = 1;   ///< output rows per thread strip (fast kernels)
+};
+
+struct DwInt8Params {
+    ConvGeometry g;                       ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any
+    const int8_t* x = nullptr;            ///< [N, H, W, C] (NHWC), 16-byte aligned
+    const int8_t* w = nullptr;            ///< depthwise_int8_pack_weights() layout, 16-byte aligned
+    const DwInt8Channel* chan = nullptr;  ///< [C] from depthwise_int8_channels() for this `out`, 16-byte aligned
+    const int32_t* bias_i32 = nullptr;    ///< [C] or null, 16-byte aligned
+    void* y = nullptr;                    ///< [N, P, Q, C] (NHWC), int8 or fp16; must not overlap x
+    DwInt8Out out = DwInt8Out::int8;
+    DwInt8Tile tile;  ///< from depthwise_int8_select() (or any of depthwise_int8_tiles())
+};
+
+/// Byte offset of tap (r, s) of channel c in the packed weights of a kernel `kw` taps wide and C = 4 * c_words
+/// channels (rounded up): 16 bytes per (kernel row, group of 4 taps, channel word), see depthwise_int8_pack_weights.
+constexpr int64_t depthwise_int8_packed_index(int c, int r, int s, int kw, int c_words) {
+    const int64_t unit = (int64_t{r} * ((kw + 3) / 4) + s / 4) * c_words + c / 4;
+    return (unit * 4 + c % 4) * 4 + s % 4;
+}
+/// Bytes of the packed weights: R * ceil(S / 4) * ceil(C / 4) * 16.
+size_t depthwise_int8_packed_bytes(int c, int r, int s);
+/// Repacks weights [C][R][S] (PyTorch's [C, 1, R, S]) for the kernels: for each kernel row r and group of 4 taps
+/// g, for each channel word (4 channels), 16 bytes = 4 words, word j = taps 4g..4g+3 of channel 4*word + j (zeros
+/// past S and past C). Done once, while building.
+std::vector<int8_t> depthwise_int8_pack_weights(const int8_t* w, int c, int r, int s);
+/// The per-channel constants of NOTE [depthwise int8 arithmetic]. Throws strata::Error on sizes that do not fit C,
+/// or scales that are not positive and finite.
+std::vector<DwInt8Channel> depthwise_int8_channels(const DwInt8Quant& q, int c);
+
+/// Empty when `p` can be launched with its tile; otherwise what is wrong.
+std::string depthwise_int8_problem(const DwInt8Params& p);
+/// Why the shape runs the generic kernel ("C % 4 != 0", "dilation 2x1", ...); empty when a fast kernel applies.
+std::string depthwise_int8_generic_reason(const DwInt8Params& p);
+/// Every tile that can run p's shape (the fast ones first, the generic kernel last): for autotuning and benchmarks.
+std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p);
+/// The tile for p's shape on a GPU with `sm_count` SMs: among the fast tiles that give at least sm_count * 1024
+/// threads (about two waves at the occupancy these kernels reach), the one that loads the fewest input words per
+/// output; when none does, the one with the most threads. Host only, deterministic, cheap.
+DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count);
+/// What p.tile runs: "fast k3 s1: 4 ch x 4 cols x 8 rows per thread, 113400 threads (443 blocks of 256)".
+std::string depthwise_int8_describe(const DwInt8Params& p);
+/// Threads the kernel of p.tile launches (one per output element for the generic kernel).
+int64_t depthwise_int8_threads(const DwInt8Params& p);
+
+/// Enqueues the convolution on `stream`: no allocation, no synchronisation, so it can be captured in a CUDA graph.
+/// p must pass depthwise_int8_problem(); the caller checks the launch (check_launch) afterwards.
+void depthwise_int8_launch(const DwInt8Params& p, cudaStream_t stream);
+/// Runs the very same thread programs on the host, one simulated thread after another, with every pointer of p in
+/// host memory: slow, for tests of the kernels' indexing on machines without a GPU.
+void depthwise_int8_run_on_host(const DwInt8Params& p);
+
+}  // namespace strata::cuda

@@ -1,0 +1,468 @@
+// test_depthwise_int8.cpp: the int8 depthwise kernels (backends/cuda/kernels/depthwise/depthwise_int8.h) against
+// the host reference of the same quantized arithmetic (tests/support/depthwise_int8_reference.h), bit for bit, for
+// int8 and fp16 output: every fast kernel at several strip heights, the generic kernel on odd shapes (C % 4 != 0,
+// non-square and even kernels, strides 1-3, dilation, asymmetric pads), the selector's tiles on MobileNet shapes,
+// and a launch captured in a CUDA graph. Outputs are poisoned twice (0x5a, 0xa5) with guard bytes around them, so
+// an element left unwritten or a byte written out of bounds cannot pass. The DepthwiseInt8Host tests run the same
+// thread programs on the CPU (depthwise_int8_run_on_host) and the host-side API, so they need no GPU.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/device.h"
+#include "backends/cuda/device_buffer.h"
+#include "backends/cuda/kernels/depthwise/depthwise_int8.h"
+#include "depthwise_int8_reference.h"
+#include "gpu_support.h"
+#include "test_support.h"
+
+namespace strata::test {
+namespace {
+
+using cuda::DwInt8Params;
+using cuda::DwInt8Tile;
+using cuda::kDwInt8FastShapes;
+
+constexpr size_t kGuard = 256;  // poisoned bytes before and after the output (keeps the output 256-byte aligned)
+
+struct DwCase {
+    DwInt8RefProblem pr;
+    std::vector<int8_t> x, w;  // x: NHWC, w: [C][kh][kw]
+
+    std::string str() const {
+        return fmt::format(
+            "N{} C{} H{} W{} k{}x{} s{}x{} d{}x{} pads[t{} l{} b{} r{}] -> P{} Q{}, {} out, act {}, float bias {}, "
+            "int32 bias {}, {} out scale",
+            pr.n, pr.c, pr.h, pr.w, pr.kh, pr.kw, pr.stride_h, pr.stride_w, pr.dil_h, pr.dil_w, pr.pad_top, pr.pad_left,
+            pr.pad_bottom, pr.pad_right, pr.p(), pr.q(), pr.fp16_out ? "fp16" : "int8", static_cast<int>(pr.act),
+            !pr.bias.empty(), !pr.bias_i32.empty(), pr.out_scale.size() == 1 ? "per-tensor" : "per-channel");
+    }
+};
+
+int pick(std::mt19937_64& rng, std::initializer_list<int> v) {
+    return *(v.begin() + rng() % v.size());
+}
+int range(std::mt19937_64& rng, int lo, int hi) {
+    return lo + static_cast<int>(rng() % (hi - lo + 1));
+}
+float uniform(std::mt19937_64& rng, float lo, float hi) {
+    return std::uniform_real_distribution<float>(lo, hi)(rng);
+}
+
+/// Random int8 data over the full range (including -128), scales that put the output around +-60 output units (some
+/// saturating, some clamped by ReLU6), or with `ties` small weights and mul = 1/2 so that half the outputs are exact
+/// halves; random biases of both kinds; random activation.
+void fill_case(std::mt19937_64& rng, DwCase& cs, bool fp16_out, bool ties) {
+    DwInt8RefProblem& pr = cs.pr;
+    pr.fp16_out = fp16_out;
+    cs.x.resize(static_cast<size_t>(pr.n) * pr.h * pr.w * pr.c);
+    cs.w.resize(static_cast<size_t>(pr.c) * pr.kh * pr.kw);
+    for (int8_t& v : cs.x) v = static_cast<int8_t>(range(rng, -128, 127));
+    for (int8_t& v : cs.w) v = static_cast<int8_t>(ties ? range(rng, -2, 2) : range(rng, -128, 127));
+    const float taps = static_cast<float>(pr.kh * pr.kw);
+    const float acc_std = ties ? 74.0f * std::sqrt(2.0f * taps) : 5461.0f * std::sqrt(taps);
+    pr.in_scale = ties ? 1.0f : uniform(rng, 0.5f, 2.0f) / 64;
+    pr.w_scale.resize(pr.c);
+    for (float& s : pr.w_scale) s = ties ? 1.0f : uniform(rng, 0.5f, 2.0f) / 64;
+    const bool per_tensor = rng() % 3 == 0;
+    pr.out_scale.assign(per_tensor ? 1 : pr.c, 0.0f);
+    for (size_t k = 0; k < pr.out_scale.size(); ++k) {
+        const float mul = ties ? 0.5f : uniform(rng, 0.5f, 2.0f) * 60.0f / acc_std;
+        pr.out_scale[k] = pr.in_scale * pr.w_scale[k] / mul;
+    }
+    pr.bias.clear();
+    pr.bias_i32.clear();
+    if (rng() % 2) {
+        pr.bias.resize(pr.c);
+        for (int k = 0; k < pr.c; ++k)
+            pr.bias[k] = fp16_out ? uniform(rng, -3.0f, 3.0f) : uniform(rng, -30.0f, 30.0f) * pr.out_scale_of(k);
+    }
+    if (rng() % 2) {
+        pr.bias_i32.resize(pr.c);
+        const int span = ties ? 20 : static_cast<int>(2 * acc_std);
+        for (int32_t& b : pr.bias_i32) b = range(rng, -span, span);
+    }
+    pr.act = static_cast<DwRefAct>(rng() % 3);
+}
+
+/// A shape for fast kernel `fast` (C % 4 == 0, its k and stride, no dilation), or for the generic kernel.
+DwCase random_case(std::mt19937_64& rng, int fast, bool fp16_out) {
+    DwCase cs;
+    DwInt8RefProblem& pr = cs.pr;
+    pr.n = range(rng, 1, 4);
+    if (fast >= 0) {
+        pr.c = rng() % 8 == 0 ? 144 : 4 * range(rng, 1, 12);
+        pr.kh = pr.kw = kDwInt8FastShapes[fast].k;
+        pr.stride_h = pr.stride_w = kDwInt8FastShapes[fast].stride;
+    } else {
+        pr.c = rng() % 2 ? pick(rng, {1, 2, 3, 5, 6, 7, 13, 30}) : 4 * range(rng, 1, 8);
+        pr.kh = pick(rng, {1, 2, 3, 4, 5, 7});
+        pr.kw = rng() % 2 ? pr.kh : pick(rng, {1, 2, 3, 5, 9});
+        pr.stride_h = range(rng, 1, 3);
+        pr.stride_w = rng() % 2 ? pr.stride_h : range(rng, 1, 3);
+        pr.dil_h = range(rng, 1, 2);
+        pr.dil_w = range(rng, 1, 2);
+    }
+    pr.pad_top = range(rng, 0, pr.kh - 1), pr.pad_bottom = range(rng, 0, pr.kh - 1);
+    pr.pad_left = range(rng, 0, pr.kw - 1), pr.pad_right = range(rng, 0, pr.kw - 1);
+    pr.h = range(rng, 1, 19), pr.w = range(rng, 1, 23);
+    while (pr.p() < 1) ++pr.h;
+    while (pr.q() < 1) ++pr.w;
+    fill_case(rng, cs, fp16_out, rng() % 5 == 0);
+    return cs;
+}
+
+/// A MobileNet-like layer: pads k/2 on every side.
+DwCase layer_case(std::mt19937_64& rng, int n, int c, int hw, int k, int stride, bool fp16_out) {
+    DwCase cs;
+    DwInt8RefProblem& pr = cs.pr;
+    pr.n = n, pr.c = c, pr.h = pr.w = hw, pr.kh = pr.kw = k, pr.stride_h = pr.stride_w = stride;
+    pr.pad_top = pr.pad_left = pr.pad_bottom = pr.pad_right = k / 2;
+    fill_case(rng, cs, fp16_out, false);
+    return cs;
+}
+
+cuda::ConvGeometry geometry_of(const DwInt8RefProblem& pr) {
+    cuda::ConvGeometry g;
+    g.n = pr.n, g.c = pr.c, g.h = pr.h, g.w = pr.w;
+    g.k = pr.c, g.p = pr.p(), g.q = pr.q(), g.r = pr.kh, g.s = pr.kw;
+    g.stride_h = pr.stride_h, g.stride_w = pr.stride_w, g.dil_h = pr.dil_h, g.dil_w = pr.dil_w;
+    g.pad_h = pr.pad_top, g.pad_w = pr.pad_left, g.group = pr.c;
+    return g;
+}
+
+/// What the kernels read, on the host: packed weights and the per-channel table from the host API.
+struct HostInputs {
+    std::vector<int8_t> w_packed;
+    std::vector<cuda::DwInt8Channel> chan;
+    size_t y_bytes = 0;
+};
+
+HostInputs host_inputs(const DwCase& cs) {
+    const DwInt8RefProblem& pr = cs.pr;
+    cuda::DwInt8Quant q;
+    q.in_scale = pr.in_scale, q.w_scale = pr.w_scale, q.out_scale = pr.out_scale, q.bias = pr.bias;
+    q.act = static_cast<cuda::DwInt8Act>(static_cast<int>(pr.act));
+    q.out = pr.fp16_out ? cuda::DwInt8Out::fp16 : cuda::DwInt8Out::int8;
+    HostInputs in;
+    in.w_packed = cuda::depthwise_int8_pack_weights(cs.w.data(), pr.c, pr.kh, pr.kw);
+    in.chan = cuda::depthwise_int8_channels(q, pr.c);
+    in.y_bytes = static_cast<size_t>(pr.n) * pr.p() * pr.q() * pr.c * (pr.fp16_out ? 2 : 1);
+    return in;
+}
+
+DwInt8Params params_of(const DwCase& cs, const DwInt8Tile& tile) {
+    DwInt8Params p;
+    p.g = geometry_of(cs.pr);
+    p.out = cs.pr.fp16_out ? cuda::DwInt8Out::fp16 : cuda::DwInt8Out::int8;
+    p.tile = tile;
+    return p;
+}
+
+/// Compares the output (between its guards) with the reference; an empty string when equal.
+std::string compare(const std::vector<uint8_t>& got_with_guards, const std::vector<uint8_t>& want, uint8_t poison,
+                    bool fp16) {
+    for (size_t i = 0; i < kGuard; ++i)
+        if (got_with_guards[i] != poison || got_with_guards[kGuard + want.size() + i] != poison)
+            return fmt::format("a guard byte was overwritten (poison {:#x})", poison);
+    const uint8_t* got = got_with_guards.data() + kGuard;
+    const size_t width = fp16 ? 2 : 1;
+    std::string msg;
+    int64_t bad = 0;
+    for (size_t e = 0; e < want.size() / width; ++e) {
+        if (std::memcmp(got + e * width, want.data() + e * width, width) == 0) continue;
+        if (++bad <= 5) {
+            auto value = [&](const uint8_t* b) {
+                return fp16 ? fmt::format("{:#06x}", b[0] | (b[1] << 8)) : fmt::format("{}", static_cast<int8_t>(b[0]));
+            };
+            msg += fmt::format(" [elem {}: got {} want {}]", e, value(got + e * width), value(want.data() + e * width));
+        }
+    }
+    return bad ? fmt::format("{} of {} elements differ (poison {:#x}):{}", bad, want.size() / width, poison, msg) : "";
+}
+
+template <class T>
+cuda::DeviceBuffer upload(const std::vector<T>& v) {
+    cuda::DeviceBuffer b(std::max<size_t>(v.size() * sizeof(T), 16), "a depthwise int8 test buffer");
+    STRATA_CUDA_CHECK(cudaMemcpy(b.data(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice), "test upload");
+    return b;
+}
+
+/// Device copies of a case's inputs, and an output buffer with guards.
+struct DeviceCase {
+    cuda::DeviceBuffer x, w, chan, bias_i32, y;
+    size_t y_bytes = 0;
+
+    explicit DeviceCase(const DwCase& cs) {
+        HostInputs in = host_inputs(cs);
+        x = upload(cs.x), w = upload(in.w_packed), chan = upload(in.chan);
+        if (!cs.pr.bias_i32.empty()) bias_i32 = upload(cs.pr.bias_i32);
+        y_bytes = in.y_bytes;
+        y = cuda::DeviceBuffer(y_bytes + 2 * kGuard, "a depthwise int8 test output");
+    }
+    void bind(DwInt8Params& p) const {
+        p.x = static_cast<const int8_t*>(x.data());
+        p.w = static_cast<const int8_t*>(w.data());
+        p.chan = static_cast<const cuda::DwInt8Channel*>(chan.data());
+        p.bias_i32 = static_cast<const int32_t*>(bias_i32.data());
+        p.y = static_cast<uint8_t*>(y.data()) + kGuard;
+    }
+    void poison(uint8_t value) const {
+        STRATA_CUDA_CHECK(cudaMemset(y.data(), value, y_bytes + 2 * kGuard), "poisoning the output");
+    }
+    std::vector<uint8_t> download() const {
+        std::vector<uint8_t> out(y_bytes + 2 * kGuard);
+        STRATA_CUDA_CHECK(cudaMemcpy(out.data(), y.data(), out.size(), cudaMemcpyDeviceToHost), "test download");
+        return out;
+    }
+};
+
+/// Runs the case with `tile` on the GPU twice (two poisons) and returns "" when both match the reference.
+std::string run_gpu(const DwCase& cs, const DwInt8Tile& tile, std::string* described = nullptr) {
+    const std::vector<uint8_t> want = dw_ref_run(cs.pr, cs.x, cs.w);
+    DeviceCase dev(cs);
+    DwInt8Params p = params_of(cs, tile);
+    dev.bind(p);
+    if (std::string why = cuda::depthwise_int8_problem(p); !why.empty()) return "refused: " + why;
+    if (described) *described = cuda::depthwise_int8_describe(p);
+    cuda::Stream stream;
+    for (uint8_t poison : {uint8_t{0x5a}, uint8_t{0xa5}}) {
+        dev.poison(poison);
+        cuda::depthwise_int8_launch(p, stream.get());
+        cuda::check_launch("depthwise int8 test");
+        stream.synchronize("depthwise int8 test");
+        if (std::string diff = compare(dev.download(), want, poison, cs.pr.fp16_out); !diff.empty()) return diff;
+    }
+    return {};
+}
+
+/// The same with the thread programs run on the host.
+std::string run_host(const DwCase& cs, const DwInt8Tile& tile) {
+    const std::vector<uint8_t> want = dw_ref_run(cs.pr, cs.x, cs.w);
+    HostInputs in = host_inputs(cs);
+    DwInt8Params p = params_of(cs, tile);
+    p.x = cs.x.data(), p.w = in.w_packed.data(), p.chan = in.chan.data();
+    p.bias_i32 = cs.pr.bias_i32.empty() ? nullptr : cs.pr.bias_i32.data();
+    std::vector<uint8_t> y(in.y_bytes + 2 * kGuard + 16);
+    // Align the output like a device allocation (fp16 stores are 8 bytes wide).
+    const size_t lead = (16 - reinterpret_cast<uintptr_t>(y.data()) % 16) % 16;
+    p.y = y.data() + lead + kGuard;
+    if (std::string why = cuda::depthwise_int8_problem(p); !why.empty()) return "refused: " + why;
+    for (uint8_t poison : {uint8_t{0x5a}, uint8_t{0xa5}}) {
+        std::fill(y.begin(), y.end(), poison);
+        cuda::depthwise_int8_run_on_host(p);
+        std::vector<uint8_t> got(y.begin() + lead, y.begin() + lead + in.y_bytes + 2 * kGuard);
+        if (std::string diff = compare(got, want, poison, cs.pr.fp16_out); !diff.empty()) return diff;
+    }
+    return {};
+}
+
+/// Strip heights worth testing for P output rows: 1, 2, 3, a random one and P (each at most P).
+std::vector<int> rows_to_test(std::mt19937_64& rng, int p) {
+    std::vector<int> rows = {1, 2, 3, range(rng, 1, p), p};
+    for (int& r : rows) r = std::min(r, p);
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    return rows;
+}
+
+std::string fast_name(int i) {
+    return fmt::format("fast k{} s{}", kDwInt8FastShapes[i].k, kDwInt8FastShapes[i].stride);
+}
+
+TEST(GpuDepthwiseInt8, FastKernelsMatchReferenceExactly) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed);
+    for (int fast = 0; fast < cuda::kDwInt8FastCount; ++fast) {
+        for (bool fp16 : {false, true}) {
+            for (int rep = 0; rep < 6; ++rep) {
+                const DwCase cs = random_case(rng, fast, fp16);
+                for (int rows : rows_to_test(rng, cs.pr.p())) {
+                    std::string described;
+                    const std::string diff = run_gpu(cs, {fast, rows}, &described);
+                    EXPECT_EQ(diff, "") << "tile " << fast << " rows " << rows << ": " << cs.str() << " (seed " << seed
+                                        << ")";
+                    EXPECT_EQ(described.rfind(fast_name(fast), 0), 0u) << described;
+                    if (!diff.empty()) return;
+                }
+            }
+        }
+    }
+}
+
+TEST(GpuDepthwiseInt8, GenericKernelMatchesReferenceExactly) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 1);
+    for (int rep = 0; rep < 60; ++rep) {
+        // Every third case is a fast-kernel shape forced onto the generic kernel.
+        const DwCase cs =
+            random_case(rng, rep % 3 == 0 ? static_cast<int>(rng() % cuda::kDwInt8FastCount) : -1, rep % 2 == 1);
+        std::string described;
+        const std::string diff = run_gpu(cs, {-1, 1}, &described);
+        ASSERT_EQ(diff, "") << cs.str() << " (seed " << seed << ")";
+        EXPECT_EQ(described.rfind("generic", 0), 0u) << described;
+    }
+}
+
+TEST(GpuDepthwiseInt8, SelectedTilesOnMobileNetShapesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 2);
+    const int sms = cuda::device_info(0).sm_count;
+    struct Layer {
+        int n, c, hw, k, stride;
+    };
+    for (const Layer& l :
+         {Layer{2, 144, 56, 3, 1}, Layer{1, 96, 112, 3, 2}, Layer{4, 672, 14, 5, 1}, Layer{1, 32, 112, 3, 1},
+          Layer{2, 240, 28, 5, 2}, Layer{8, 960, 7, 3, 1}, Layer{1, 64, 30, 7, 1}, Layer{3, 24, 19, 7, 2}}) {
+        for (bool fp16 : {false, true}) {
+            const DwCase cs = layer_case(rng, l.n, l.c, l.hw, l.k, l.stride, fp16);
+            DwInt8Params p = params_of(cs, {});
+            const DwInt8Tile tile = cuda::depthwise_int8_select(p, sms);
+            ASSERT_GE(tile.fast, 0) << cs.str() << " should run a fast kernel";
+            std::string described;
+            EXPECT_EQ(run_gpu(cs, tile, &described), "") << cs.str() << " (seed " << seed << ")";
+            std::printf("[dw int8] %s: %s\n", cs.str().c_str(), described.c_str());
+        }
+    }
+}
+
+TEST(GpuDepthwiseInt8, LaunchIsGraphCapturable) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 3);
+    const DwCase cs = layer_case(rng, 2, 96, 29, 3, 1, false);
+    const std::vector<uint8_t> want = dw_ref_run(cs.pr, cs.x, cs.w);
+    DeviceCase dev(cs);
+    DwInt8Params p = params_of(cs, {});
+    p.tile = cuda::depthwise_int8_select(p, cuda::device_info(0).sm_count);
+    dev.bind(p);
+    ASSERT_EQ(cuda::depthwise_int8_problem(p), "");
+    cuda::Stream stream;
+    cudaGraph_t graph = nullptr;
+    STRATA_CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeGlobal), "begin capture");
+    cuda::depthwise_int8_launch(p, stream.get());
+    cuda::depthwise_int8_launch(p, stream.get());
+    STRATA_CUDA_CHECK(cudaStreamEndCapture(stream.get(), &graph), "end capture");
+    cuda::check_launch("depthwise int8 capture");
+    cudaGraphExec_t exec = nullptr;
+    STRATA_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+    for (uint8_t poison : {uint8_t{0x5a}, uint8_t{0xa5}}) {
+        dev.poison(poison);
+        STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()), "graph launch");
+        stream.synchronize("graph replay");
+        EXPECT_EQ(compare(dev.download(), want, poison, false), "") << cs.str() << " (seed " << seed << ")";
+    }
+    STRATA_CUDA_CHECK(cudaGraphExecDestroy(exec), "destroy graph exec");
+    STRATA_CUDA_CHECK(cudaGraphDestroy(graph), "destroy graph");
+}
+
+// Needs no GPU: the kernels' thread programs on the host, one simulated thread after another.
+TEST(DepthwiseInt8Host, ThreadProgramsMatchReferenceExactly) {
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 4);
+    for (int fast = 0; fast < cuda::kDwInt8FastCount; ++fast) {
+        for (bool fp16 : {false, true}) {
+            for (int rep = 0; rep < 3; ++rep) {
+                const DwCase cs = random_case(rng, fast, fp16);
+                for (int rows : rows_to_test(rng, cs.pr.p()))
+                    ASSERT_EQ(run_host(cs, {fast, rows}), "")
+                        << "tile " << fast << " rows " << rows << ": " << cs.str() << " (seed " << seed << ")";
+            }
+        }
+    }
+    for (int rep = 0; rep < 30; ++rep) {
+        const DwCase cs = random_case(rng, -1, rep % 2 == 1);
+        ASSERT_EQ(run_host(cs, {-1, 1}), "") << "generic: " << cs.str() << " (seed " << seed << ")";
+    }
+}
+
+TEST(DepthwiseInt8Host, SelectorPicksFastTilesAndExplainsThem) {
+    std::mt19937_64 rng(5);
+    const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
+    DwInt8Params p = params_of(big, {});
+    p.tile = cuda::depthwise_int8_select(p, 132);
+    ASSERT_GE(p.tile.fast, 0);
+    EXPECT_EQ(kDwInt8FastShapes[p.tile.fast].k, 3);
+    EXPECT_EQ(kDwInt8FastShapes[p.tile.fast].stride, 1);
+    EXPECT_GE(cuda::depthwise_int8_threads(p), 132 * 1024);
+    EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("fast k3 s1", 0), 0u) << cuda::depthwise_int8_describe(p);
+    // Batch 1 on a small map cannot fill the GPU: the most threads there are (one output row per strip).
+    const DwCase small = layer_case(rng, 1, 672, 14, 5, 1, false);
+    DwInt8Params ps = params_of(small, {});
+    ps.tile = cuda::depthwise_int8_select(ps, 132);
+    ASSERT_GE(ps.tile.fast, 0);
+    EXPECT_EQ(ps.tile.rows, 1);
+    // C % 4 != 0 and dilation go to the generic kernel, with the reason in the description.
+    DwCase odd = layer_case(rng, 1, 30, 20, 3, 1, false);
+    DwInt8Params po = params_of(odd, {});
+    EXPECT_EQ(cuda::depthwise_int8_select(po, 132).fast, -1);
+    po.tile = {-1, 1};
+    EXPECT_NE(cuda::depthwise_int8_describe(po).find("C 30 % 4 != 0"), std::string::npos);
+    DwInt8Params pd = params_of(big, {});
+    pd.g.dil_h = 2;
+    EXPECT_EQ(cuda::depthwise_int8_select(pd, 132).fast, -1);
+    // Every listed tile is launchable (pointers aside), and the generic kernel comes last.
+    const std::vector<DwInt8Tile> tiles = cuda::depthwise_int8_tiles(p);
+    ASSERT_FALSE(tiles.empty());
+    EXPECT_EQ(tiles.back().fast, -1);
+    const std::vector<int8_t> dummy(64);
+    const std::vector<cuda::DwInt8Channel> chan(big.pr.c);
+    for (DwInt8Tile t : tiles) {
+        DwInt8Params q = p;
+        q.tile = t;
+        q.x = q.w = dummy.data();
+        q.chan = chan.data();
+        q.y = const_cast<int8_t*>(dummy.data());
+        EXPECT_EQ(cuda::depthwise_int8_problem(q), "") << t.fast << " " << t.rows;
+    }
+}
+
+TEST(DepthwiseInt8Host, ProblemsAreReported) {
+    std::mt19937_64 rng(6);
+    const DwCase cs = layer_case(rng, 1, 16, 9, 3, 1, false);
+    const std::vector<int8_t> dummy(64);
+    const std::vector<cuda::DwInt8Channel> chan(16);
+    DwInt8Params p = params_of(cs, {0, 2});
+    EXPECT_NE(cuda::depthwise_int8_problem(p), "");  // no pointers
+    p.x = p.w = dummy.data(), p.chan = chan.data(), p.y = const_cast<int8_t*>(dummy.data());
+    EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
+    DwInt8Params q = p;
+    q.tile = {4, 2};  // a 5x5 kernel on a 3x3 shape
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("fast tile 4"), std::string::npos);
+    q = p;
+    q.g.group = 1;
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("group == C"), std::string::npos);
+    q = p;
+    q.tile.rows = 0;
+    EXPECT_NE(cuda::depthwise_int8_problem(q), "");
+    q = p;
+    q.g.c = q.g.k = q.g.group = 18;  // C % 4 != 0 cannot take a fast tile
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("C 18 % 4 != 0"), std::string::npos);
+    // The channel table checks sizes and scales.
+    cuda::DwInt8Quant quant;
+    quant.w_scale.assign(16, 1.0f);
+    quant.out_scale = {1.0f, 2.0f};
+    EXPECT_THROW(cuda::depthwise_int8_channels(quant, 16), std::exception);
+    quant.out_scale = {0.0f};
+    EXPECT_THROW(cuda::depthwise_int8_channels(quant, 16), std::exception);
+    quant.out_scale = {0.5f};
+    quant.act = cuda::DwInt8Act::relu6;
+    const std::vector<cuda::DwInt8Channel> table = cuda::depthwise_int8_channels(quant, 16);
+    EXPECT_EQ(table[3].mul, 2.0f);
+    EXPECT_EQ(table[3].lo, 0.0f);
+    EXPECT_EQ(table[3].hi, 12.0f);
+}
+
+}  // namespace
+}  // namespace strata::test
