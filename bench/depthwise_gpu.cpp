@@ -1,17 +1,21 @@
 // depthwise_gpu.cpp: strata's depthwise convolution against cuDNN on the 12 depthwise layers of
 // ../shared/anchors/README.md at batch 1, 8, 32 and 128 (issue 4's benchmark and its acceptance 2 and 3).
 // Every config of strata's tactic and of cudnn.conv, in NCHW and in NHWC, timed as CUDA graphs of many launches;
-// large cases rotate through buffers beyond the L2 so that they are timed from DRAM. The cases and all arithmetic
-// live in depthwise_cases.h (checked by tests/bench); `--help` says the rest.
+// large cases rotate through buffers beyond the L2 so that they are timed from DRAM; with fp16, the int8 kernel
+// (depthwise_int8.h) gets a row per fp16 row (acceptance 4). The cases and all arithmetic live in depthwise_cases.h
+// (checked by tests/bench); `--help` says the rest.
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "backends/cuda/cuda_tactic.h"
+#include "backends/cuda/kernels/depthwise/depthwise_int8.h"
 #include "depthwise_cases.h"
 #include "gpu_bench.h"
 #include "ir/builder.h"
@@ -32,12 +36,16 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// Which int8 rows to add (one per fp16 row): none, the selector's tile only, or the fastest of every tile.
+enum class Int8Mode { off, selected, sweep };
+
 struct Options {
     std::vector<int64_t> batches = {1, 8, 32, 128};
     std::vector<DwShape> shapes = anchor_shapes();
     std::vector<DType> dtypes = {DType::f32, DType::f16};
     std::string strata_tactic = kDefaultStrataTactic;
     bool strata_tactic_given = false;
+    Int8Mode int8 = Int8Mode::sweep;
     std::string json;
     bool help = false;
 };
@@ -67,6 +75,9 @@ void print_help() {
         "  --strata-tactic NAME  the strata Conv tactic to time (default %s; until it is\n"
         "                        registered, its rows say missing; another Conv tactic such as\n"
         "                        cuda.conv.direct tests the bench itself)\n"
+        "  --int8 MODE           an int8 row for each fp16 row (strata's int8 kernel, NHWC, int8 out;\n"
+        "                        its peer is strata's fp16 time): sweep (default: the fastest of every tile),\n"
+        "                        selected (the selector's tile only) or off\n"
         "  --json FILE           also write every row and the summaries as JSON\n"
         "  --help                this text\n\n"
         "Example: depthwise_gpu --batch 32,128 --shapes 144x56k3s2,12 --precision fp16 --json dw.json\n",
@@ -83,6 +94,13 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
         start = end + 1;
     }
     return items;
+}
+
+Int8Mode parse_int8_mode(const std::string& value) {
+    if (value == "off") return Int8Mode::off;
+    if (value == "selected") return Int8Mode::selected;
+    if (value == "sweep") return Int8Mode::sweep;
+    throw UsageError(fmt::format("--int8: unknown '{}' (sweep, selected, off)", value));
 }
 
 std::vector<int64_t> parse_batches(const std::string& list) {
@@ -140,6 +158,8 @@ Options parse(int argc, char** argv) {
             o.dtypes = parse_precisions(value);
         else if (flag == "--strata-tactic")
             o.strata_tactic = value, o.strata_tactic_given = true;
+        else if (flag == "--int8")
+            o.int8 = parse_int8_mode(value);
         else if (flag == "--json")
             o.json = value;
         else
@@ -183,6 +203,146 @@ KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInf
             side.detail = sweep.best->detail;
         } else {
             side.note = sweep.refusal.empty() ? "no config ran" : sweep.refusal;
+        }
+        return side;
+    };
+}
+
+// ---- the int8 kernel (NOTE [int8 row]) ---------------------------------------------------------------------------
+
+/// `count` random bytes over the whole int8 range, from `seed` (never all zeros: zeros can run faster).
+std::vector<int8_t> random_int8(size_t count, uint64_t seed) {
+    std::vector<int8_t> v(count);
+    std::mt19937_64 rng(seed);
+    for (size_t i = 0; i < count; i += sizeof(uint64_t)) {
+        const uint64_t bits = rng();
+        std::memcpy(v.data() + i, &bits, std::min(sizeof bits, count - i));
+    }
+    return v;
+}
+
+/// The case's geometry for the int8 kernel: depthwise, padding k/2 on every side.
+cuda::ConvGeometry int8_geometry(const DwCase& c) {
+    const DwShape& s = c.shape;
+    cuda::ConvGeometry g;
+    g.n = static_cast<int>(c.batch), g.c = g.k = g.group = static_cast<int>(s.c);
+    g.h = g.w = static_cast<int>(s.hw), g.p = g.q = static_cast<int>(s.out_hw());
+    g.r = g.s = static_cast<int>(s.k);
+    g.stride_h = g.stride_w = static_cast<int>(s.stride);
+    g.pad_h = g.pad_w = static_cast<int>(s.k / 2);
+    return g;
+}
+
+/// Scales that give int8 outputs of random full-range data a standard deviation of 40 to 75 (a uniform int8 value
+/// has one of ~74, a product of two ~5461, a sum of k*k products ~5461 * k): per-channel weight scales, a per-tensor
+/// output scale, requantised to int8, no bias, no activation.
+cuda::DwInt8Quant int8_quant(const DwShape& s) {
+    cuda::DwInt8Quant q;
+    q.in_scale = 1.0f / 64;
+    q.w_scale.resize(static_cast<size_t>(s.c));
+    for (size_t i = 0; i < q.w_scale.size(); ++i) q.w_scale[i] = (1.0f + static_cast<float>(i % 8) / 8) / 64;
+    const float mul = 40.0f / (5461.0f * static_cast<float>(s.k));
+    q.out_scale = {q.in_scale * (1.0f / 64) / mul};
+    q.act = cuda::DwInt8Act::none;
+    q.out = cuda::DwInt8Out::int8;
+    return q;
+}
+
+/// `count` int8 buffer sets for case `c` (each its own random input, packed random weights, channel table and
+/// output, as make_step_slots does for the float rows), and the params of each (tile left to the caller).
+struct Int8Slots {
+    std::vector<cuda::DeviceBuffer> memory;
+    std::vector<cuda::DwInt8Params> params;
+};
+
+Int8Slots make_int8_slots(const DwCase& c, int count, cudaStream_t stream) {
+    STRATA_ASSERT(count >= 1 && c.dtype == DType::i8, "make_int8_slots: {} with {} slots", case_name(c), count);
+    const cuda::ConvGeometry g = int8_geometry(c);
+    const std::vector<cuda::DwInt8Channel> chan = cuda::depthwise_int8_channels(int8_quant(c.shape), g.c);
+    Int8Slots s;
+    s.memory.reserve(static_cast<size_t>(count) * 4);
+    auto upload = [&](const void* data, size_t bytes) {
+        s.memory.emplace_back(bytes, "int8 bench input");
+        STRATA_CUDA_CHECK(cudaMemcpyAsync(s.memory.back().data(), data, bytes, cudaMemcpyHostToDevice, stream),
+                          "uploading the int8 bench inputs");
+        return s.memory.back().data();
+    };
+    for (int k = 0; k < count; ++k) {
+        const uint64_t seed = 7 + 131 * static_cast<uint64_t>(k);
+        const std::vector<int8_t> x = random_int8(input_bytes(c), seed);
+        const std::vector<int8_t> w = random_int8(weight_bytes(c), seed + 1);
+        const std::vector<int8_t> packed = cuda::depthwise_int8_pack_weights(w.data(), g.c, g.r, g.s);
+        cuda::DwInt8Params p;
+        p.g = g;
+        p.x = static_cast<const int8_t*>(upload(x.data(), x.size()));
+        p.w = static_cast<const int8_t*>(upload(packed.data(), packed.size()));
+        p.chan = static_cast<const cuda::DwInt8Channel*>(upload(chan.data(), chan.size() * sizeof(chan[0])));
+        s.memory.emplace_back(output_bytes(c), "int8 bench output");
+        p.y = s.memory.back().data();
+        p.out = cuda::DwInt8Out::int8;
+        s.params.push_back(p);
+    }
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "uploading the int8 bench inputs");
+    return s;
+}
+
+/// Median milliseconds per launch of the int8 kernel with `tile`, launch i of a graph on slot i % slots.
+double time_int8_tile(const Int8Slots& slots, const cuda::DwInt8Tile& tile, int launches, int replays,
+                      cudaStream_t stream, const std::string& what) {
+    std::vector<cuda::DwInt8Params> params = slots.params;
+    for (cuda::DwInt8Params& p : params) p.tile = tile;
+    if (std::string problem = cuda::depthwise_int8_problem(params.front()); !problem.empty())
+        throw std::runtime_error(problem);
+    auto launch = [&](int slot, cudaStream_t s) { cuda::depthwise_int8_launch(params[static_cast<size_t>(slot)], s); };
+    return bench::time_slot_launches(launch, static_cast<int>(params.size()), launches, replays, stream, what);
+}
+
+bool same_tile(const cuda::DwInt8Tile& a, const cuda::DwInt8Tile& b) {
+    return a.fast == b.fast && a.rows == b.rows;
+}
+
+/// The int8 side (NHWC only): the selector's tile, and with Int8Mode::sweep every other tile of
+/// depthwise_int8_tiles() too, filtered by a quick look as sweep_tactic() does; the fastest is kept, its
+/// depthwise_int8_describe() in Side::detail (with the selector's time when another tile beat it).
+KernelTiming int8_kernel_timing(Int8Mode mode, const cuda::DeviceInfo& info, cudaStream_t stream) {
+    if (mode == Int8Mode::off) return {};
+    return [mode, &info, stream](const DwCase& c, Layout layout, int slot_count) {
+        Side side;
+        if (layout != Layout::nhwc) {
+            side.note = "the int8 kernel is NHWC only (NCHW int8 rows are not word aligned)";
+            return side;
+        }
+        const Int8Slots slots = make_int8_slots(c, slot_count, stream);
+        cuda::DwInt8Params p = slots.params.front();
+        const cuda::DwInt8Tile selected = cuda::depthwise_int8_select(p, info.sm_count);
+        const std::string name = case_name(c);
+        const int launches = launches_per_graph(slot_count);
+        const double selected_ms = time_int8_tile(slots, selected, launches, kReplays, stream, name);
+        cuda::DwInt8Tile best = selected;
+        double best_ms = selected_ms;
+        if (mode == Int8Mode::sweep) {
+            for (const cuda::DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
+                if (same_tile(t, selected)) continue;
+                p.tile = t;
+                const std::string what = fmt::format("{} int8 tile {}", name, cuda::depthwise_int8_describe(p));
+                try {
+                    const double quick = time_int8_tile(slots, t, slot_count, bench::kQuickReplays, stream, what);
+                    if (quick > bench::kQuickMargin * best_ms) continue;
+                    const double ms = time_int8_tile(slots, t, launches, kReplays, stream, what);
+                    if (ms < best_ms) best = t, best_ms = ms;
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "  %s failed: %s\n", what.c_str(), e.what());
+                }
+            }
+        }
+        side.us = best_ms * 1e3;
+        p.tile = best;
+        side.config = same_tile(best, selected) ? "depthwise_int8 (the selector's tile)" : "depthwise_int8 (swept tile)";
+        side.detail = cuda::depthwise_int8_describe(p);
+        if (!same_tile(best, selected)) {
+            p.tile = selected;
+            side.detail += fmt::format("; the selector's {}: {:.2f} us", cuda::depthwise_int8_describe(p),
+                                       selected_ms * 1e3);
         }
         return side;
     };
@@ -381,9 +541,9 @@ void write_json(const std::string& path, const nlohmann::json& head, const std::
 
 // NOTE [int8 row]: issue 4's acceptance 4 asks that, at batch 32 and 128, int8 depthwise moves the same tensor in at
 // most 0.6x the time of strata's fp16 kernel. The int8 kernel comes with its own launch API, not as a CudaTactic.
-// When it lands, main() sets `int8_timing` to a KernelTiming that, for the case (dtype int8) and layout, allocates
-// `slots` sets of int8 input, int8 weights, per-channel scales and output, and returns the median of
-// bench::time_slot_launches() over its launch (Side::config and Side::detail name the variant). This function then
+// main() passes int8_kernel_timing(), a KernelTiming that, for the case (dtype int8) in NHWC, allocates `slots` sets
+// of int8 input, packed int8 weights, per-channel constants and output, and returns the median of
+// bench::time_slot_launches() over its launch (Side::detail describes the tile); empty with --int8 off. This function
 // adds an int8 row for every fp16 row, its peer being that row's strata time, and summarize_int8() judges them.
 void add_int8_rows(const KernelTiming& int8_timing, size_t l2_bytes, double copy_gbps, std::vector<Row>& rows) {
     if (!int8_timing) return;
@@ -452,8 +612,7 @@ int main(int argc, char** argv) try {
                 rows.push_back(measure_row(DwCase{shape, batch, dtype}, sides, info.l2_bytes));
                 print_row(rows.back(), copy_gbps);
             }
-    KernelTiming int8_timing;  // empty until the int8 depthwise kernel lands: NOTE [int8 row]
-    add_int8_rows(int8_timing, info.l2_bytes, copy_gbps, rows);
+    add_int8_rows(int8_kernel_timing(o.int8, info, stream.get()), info.l2_bytes, copy_gbps, rows);
     print_summaries(rows, copy_gbps);
     if (!o.json.empty()) {
         nlohmann::json head = {{"program", "depthwise_gpu"},
