@@ -4,7 +4,12 @@
 // non-square and even kernels, strides 1-3, dilation, asymmetric pads), the selector's tiles on MobileNet shapes,
 // and a launch captured in a CUDA graph. Outputs are poisoned twice (0x5a, 0xa5) with guard bytes around them, so
 // an element left unwritten or a byte written out of bounds cannot pass. The DepthwiseInt8Host tests run the same
-// thread programs on the CPU (depthwise_int8_run_on_host) and the host-side API, so they need no GPU.
+// thread programs on the CPU (depthwise_int8_run_on_host) and the host-side API, so they need no GPU. A difference
+// prints the seed, the case, the tile and depthwise_int8_mismatch.h's report (position, values, accumulator, scales,
+// taps, the spread of the differences, and what the host run of the same thread program gives there).
+// Ordering: uploads and poison go through the legacy default stream or the test's stream, and the kernels run on a
+// non-blocking stream (cuda::Stream), which does not wait for the legacy stream: the uploads end with
+// cudaDeviceSynchronize and the poison is a cudaMemsetAsync on the kernel's stream.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +25,7 @@
 #include "backends/cuda/device.h"
 #include "backends/cuda/device_buffer.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8.h"
+#include "depthwise_int8_mismatch.h"
 #include "depthwise_int8_reference.h"
 #include "gpu_support.h"
 #include "test_support.h"
@@ -36,14 +42,17 @@ constexpr size_t kGuard = 256;  // poisoned bytes before and after the output (k
 struct DwCase {
     DwInt8RefProblem pr;
     std::vector<int8_t> x, w;  // x: NHWC, w: [C][kh][kw]
+    bool ties = false;         // fill_case's exact-halves data
 
     std::string str() const {
         return fmt::format(
             "N{} C{} H{} W{} k{}x{} s{}x{} d{}x{} pads[t{} l{} b{} r{}] -> P{} Q{}, {} out, act {}, float bias {}, "
-            "int32 bias {}, {} out scale",
+            "int32 bias {}, {} out scale, in_scale {:a}, {}",
             pr.n, pr.c, pr.h, pr.w, pr.kh, pr.kw, pr.stride_h, pr.stride_w, pr.dil_h, pr.dil_w, pr.pad_top, pr.pad_left,
-            pr.pad_bottom, pr.pad_right, pr.p(), pr.q(), pr.fp16_out ? "fp16" : "int8", static_cast<int>(pr.act),
-            !pr.bias.empty(), !pr.bias_i32.empty(), pr.out_scale.size() == 1 ? "per-tensor" : "per-channel");
+            pr.pad_bottom, pr.pad_right, pr.p(), pr.q(), pr.fp16_out ? "fp16" : "int8",
+            pr.act == DwRefAct::none ? "none" : pr.act == DwRefAct::relu ? "relu" : "relu6", !pr.bias.empty(),
+            !pr.bias_i32.empty(), pr.out_scale.size() == 1 ? "per-tensor" : "per-channel", pr.in_scale,
+            ties ? "tie data (small weights, mul 1/2 or 1)" : "full-range data");
     }
 };
 
@@ -63,6 +72,7 @@ float uniform(std::mt19937_64& rng, float lo, float hi) {
 void fill_case(std::mt19937_64& rng, DwCase& cs, bool fp16_out, bool ties) {
     DwInt8RefProblem& pr = cs.pr;
     pr.fp16_out = fp16_out;
+    cs.ties = ties;
     cs.x.resize(static_cast<size_t>(pr.n) * pr.h * pr.w * pr.c);
     cs.w.resize(static_cast<size_t>(pr.c) * pr.kh * pr.kw);
     for (int8_t& v : cs.x) v = static_cast<int8_t>(range(rng, -128, 127));
@@ -167,26 +177,16 @@ DwInt8Params params_of(const DwCase& cs, const DwInt8Tile& tile) {
     return p;
 }
 
-/// Compares the output (between its guards) with the reference; an empty string when equal.
+/// Compares the output (between its guards) with the reference; an empty string when equal, else the guard that
+/// was overwritten or depthwise_int8_mismatch.h's report. `host`: the same tile's thread program run on the host
+/// (empty: not run).
 std::string compare(const std::vector<uint8_t>& got_with_guards, const std::vector<uint8_t>& want, uint8_t poison,
-                    bool fp16) {
+                    const DwCase& cs, const std::vector<uint8_t>& host = {}) {
     for (size_t i = 0; i < kGuard; ++i)
         if (got_with_guards[i] != poison || got_with_guards[kGuard + want.size() + i] != poison)
-            return fmt::format("a guard byte was overwritten (poison {:#x})", poison);
-    const uint8_t* got = got_with_guards.data() + kGuard;
-    const size_t width = fp16 ? 2 : 1;
-    std::string msg;
-    int64_t bad = 0;
-    for (size_t e = 0; e < want.size() / width; ++e) {
-        if (std::memcmp(got + e * width, want.data() + e * width, width) == 0) continue;
-        if (++bad <= 5) {
-            auto value = [&](const uint8_t* b) {
-                return fp16 ? fmt::format("{:#06x}", b[0] | (b[1] << 8)) : fmt::format("{}", static_cast<int8_t>(b[0]));
-            };
-            msg += fmt::format(" [elem {}: got {} want {}]", e, value(got + e * width), value(want.data() + e * width));
-        }
-    }
-    return bad ? fmt::format("{} of {} elements differ (poison {:#x}):{}", bad, want.size() / width, poison, msg) : "";
+            return fmt::format("a guard byte was overwritten (poison {:#x}, {} byte {})", poison,
+                               got_with_guards[i] != poison ? "leading" : "trailing", i);
+    return dw_int8_mismatch_report(cs.pr, cs.x, cs.w, got_with_guards.data() + kGuard, want, host, poison);
 }
 
 template <class T>
@@ -207,6 +207,9 @@ struct DeviceCase {
         if (!cs.pr.bias_i32.empty()) bias_i32 = upload(cs.pr.bias_i32);
         y_bytes = in.y_bytes;
         y = cuda::DeviceBuffer(y_bytes + 2 * kGuard, "a depthwise int8 test output");
+        // cudaMemcpy from pageable memory may return before its DMA lands, and the kernels run on a non-blocking
+        // stream that does not wait for the legacy stream: finish the uploads here.
+        STRATA_CUDA_CHECK(cudaDeviceSynchronize(), "finishing the depthwise int8 test uploads");
     }
     void bind(DwInt8Params& p) const {
         p.x = static_cast<const int8_t*>(x.data());
@@ -215,8 +218,9 @@ struct DeviceCase {
         p.bias_i32 = static_cast<const int32_t*>(bias_i32.data());
         p.y = static_cast<uint8_t*>(y.data()) + kGuard;
     }
-    void poison(uint8_t value) const {
-        STRATA_CUDA_CHECK(cudaMemset(y.data(), value, y_bytes + 2 * kGuard), "poisoning the output");
+    /// On the kernel's stream: a cudaMemset (legacy stream, asynchronous for device memory) would race the kernel.
+    void poison(uint8_t value, cudaStream_t stream) const {
+        STRATA_CUDA_CHECK(cudaMemsetAsync(y.data(), value, y_bytes + 2 * kGuard, stream), "poisoning the output");
     }
     std::vector<uint8_t> download() const {
         std::vector<uint8_t> out(y_bytes + 2 * kGuard);
@@ -225,7 +229,23 @@ struct DeviceCase {
     }
 };
 
-/// Runs the case with `tile` on the GPU twice (two poisons) and returns "" when both match the reference.
+/// The output of `tile`'s thread program run on the host (no guards), or empty when the tile is refused.
+std::vector<uint8_t> host_output(const DwCase& cs, const DwInt8Tile& tile) {
+    HostInputs in = host_inputs(cs);
+    DwInt8Params p = params_of(cs, tile);
+    p.x = cs.x.data(), p.w = in.w_packed.data(), p.chan = in.chan.data();
+    p.bias_i32 = cs.pr.bias_i32.empty() ? nullptr : cs.pr.bias_i32.data();
+    std::vector<uint8_t> y(in.y_bytes + 16);
+    // Align the output like a device allocation (fp16 stores are 8 bytes wide).
+    const size_t lead = (16 - reinterpret_cast<uintptr_t>(y.data()) % 16) % 16;
+    p.y = y.data() + lead;
+    if (!cuda::depthwise_int8_problem(p).empty()) return {};
+    cuda::depthwise_int8_run_on_host(p);
+    return std::vector<uint8_t>(y.begin() + lead, y.begin() + lead + in.y_bytes);
+}
+
+/// Runs the case with `tile` on the GPU twice (two poisons) and returns "" when both match the reference. On a
+/// difference the report says what the host run of the same thread program gives.
 std::string run_gpu(const DwCase& cs, const DwInt8Tile& tile, std::string* described = nullptr) {
     const std::vector<uint8_t> want = dw_ref_run(cs.pr, cs.x, cs.w);
     DeviceCase dev(cs);
@@ -235,11 +255,14 @@ std::string run_gpu(const DwCase& cs, const DwInt8Tile& tile, std::string* descr
     if (described) *described = cuda::depthwise_int8_describe(p);
     cuda::Stream stream;
     for (uint8_t poison : {uint8_t{0x5a}, uint8_t{0xa5}}) {
-        dev.poison(poison);
+        dev.poison(poison, stream.get());
         cuda::depthwise_int8_launch(p, stream.get());
         cuda::check_launch("depthwise int8 test");
         stream.synchronize("depthwise int8 test");
-        if (std::string diff = compare(dev.download(), want, poison, cs.pr.fp16_out); !diff.empty()) return diff;
+        const std::vector<uint8_t> got = dev.download();
+        if (compare(got, want, poison, cs).empty()) continue;
+        return fmt::format("{}: {}", cuda::depthwise_int8_describe(p),
+                           compare(got, want, poison, cs, host_output(cs, tile)));
     }
     return {};
 }
@@ -260,7 +283,7 @@ std::string run_host(const DwCase& cs, const DwInt8Tile& tile) {
         std::fill(y.begin(), y.end(), poison);
         cuda::depthwise_int8_run_on_host(p);
         std::vector<uint8_t> got(y.begin() + lead, y.begin() + lead + in.y_bytes + 2 * kGuard);
-        if (std::string diff = compare(got, want, poison, cs.pr.fp16_out); !diff.empty()) return diff;
+        if (std::string diff = compare(got, want, poison, cs); !diff.empty()) return diff;
     }
     return {};
 }
@@ -278,9 +301,16 @@ std::string fast_name(int i) {
     return fmt::format("fast k{} s{}", kDwInt8FastShapes[i].k, kDwInt8FastShapes[i].stride);
 }
 
+/// Where a case came from, for SCOPED_TRACE: the seed and how to replay it.
+std::string replay(uint64_t seed, const char* test) {
+    return fmt::format("seed {} (replay: STRATA_SEED={} build/tests/test_gpu --gtest_filter=GpuDepthwiseInt8.{})", seed,
+                       seed, test);
+}
+
 TEST(GpuDepthwiseInt8, FastKernelsMatchReferenceExactly) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
+    SCOPED_TRACE(replay(seed, "FastKernelsMatchReferenceExactly"));
     std::mt19937_64 rng(seed);
     for (int fast = 0; fast < cuda::kDwInt8FastCount; ++fast) {
         for (bool fp16 : {false, true}) {
@@ -289,8 +319,8 @@ TEST(GpuDepthwiseInt8, FastKernelsMatchReferenceExactly) {
                 for (int rows : rows_to_test(rng, cs.pr.p())) {
                     std::string described;
                     const std::string diff = run_gpu(cs, {fast, rows}, &described);
-                    EXPECT_EQ(diff, "") << "tile " << fast << " rows " << rows << ": " << cs.str() << " (seed " << seed
-                                        << ")";
+                    EXPECT_EQ(diff, "") << "tile " << fast << " (" << fast_name(fast) << ") rows " << rows << ", rep "
+                                        << rep << ": " << cs.str();
                     EXPECT_EQ(described.rfind(fast_name(fast), 0), 0u) << described;
                     if (!diff.empty()) return;
                 }
@@ -302,6 +332,7 @@ TEST(GpuDepthwiseInt8, FastKernelsMatchReferenceExactly) {
 TEST(GpuDepthwiseInt8, GenericKernelMatchesReferenceExactly) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
+    SCOPED_TRACE(replay(seed, "GenericKernelMatchesReferenceExactly"));
     std::mt19937_64 rng(seed + 1);
     for (int rep = 0; rep < 60; ++rep) {
         // Every third case is a fast-kernel shape forced onto the generic kernel.
@@ -309,7 +340,7 @@ TEST(GpuDepthwiseInt8, GenericKernelMatchesReferenceExactly) {
             random_case(rng, rep % 3 == 0 ? static_cast<int>(rng() % cuda::kDwInt8FastCount) : -1, rep % 2 == 1);
         std::string described;
         const std::string diff = run_gpu(cs, {-1, 1}, &described);
-        ASSERT_EQ(diff, "") << cs.str() << " (seed " << seed << ")";
+        ASSERT_EQ(diff, "") << "rep " << rep << ": " << cs.str();
         EXPECT_EQ(described.rfind("generic", 0), 0u) << described;
     }
 }
@@ -358,10 +389,10 @@ TEST(GpuDepthwiseInt8, LaunchIsGraphCapturable) {
     cudaGraphExec_t exec = nullptr;
     STRATA_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
     for (uint8_t poison : {uint8_t{0x5a}, uint8_t{0xa5}}) {
-        dev.poison(poison);
+        dev.poison(poison, stream.get());
         STRATA_CUDA_CHECK(cudaGraphLaunch(exec, stream.get()), "graph launch");
         stream.synchronize("graph replay");
-        EXPECT_EQ(compare(dev.download(), want, poison, false), "") << cs.str() << " (seed " << seed << ")";
+        EXPECT_EQ(compare(dev.download(), want, poison, cs), "") << cs.str() << " (seed " << seed << ")";
     }
     STRATA_CUDA_CHECK(cudaGraphExecDestroy(exec), "destroy graph exec");
     STRATA_CUDA_CHECK(cudaGraphDestroy(graph), "destroy graph");
@@ -384,6 +415,37 @@ TEST(DepthwiseInt8Host, ThreadProgramsMatchReferenceExactly) {
     for (int rep = 0; rep < 30; ++rep) {
         const DwCase cs = random_case(rng, -1, rep % 2 == 1);
         ASSERT_EQ(run_host(cs, {-1, 1}), "") << "generic: " << cs.str() << " (seed " << seed << ")";
+    }
+}
+
+// The report a GPU difference prints: one byte changed in a reference output must be found, placed and explained.
+TEST(DepthwiseInt8Host, MismatchReportPlacesAndExplainsTheDifference) {
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 7);
+    for (bool fp16 : {false, true}) {
+        const DwCase cs = random_case(rng, 0, fp16);
+        const std::vector<uint8_t> want = dw_ref_run(cs.pr, cs.x, cs.w);
+        std::vector<uint8_t> got(kGuard, 0x5a);
+        got.insert(got.end(), want.begin(), want.end());
+        got.insert(got.end(), kGuard, 0x5a);
+        EXPECT_EQ(compare(got, want, 0x5a, cs), "") << cs.str();
+        const size_t elems = want.size() / (fp16 ? 2 : 1), e = rng() % elems;
+        got[kGuard + e * (fp16 ? 2 : 1)] ^= 1;  // one unit (int8) or one ulp (fp16) away
+        const DwInt8Pos at = dw_int8_pos(cs.pr, static_cast<int64_t>(e));
+        const std::string report = compare(got, want, 0x5a, cs, want);
+        EXPECT_NE(report.find(fmt::format("element {} = (n {}, p {}, q {}, c {})", e, at.n, at.p, at.q, at.c)),
+                  std::string::npos)
+            << report;
+        const int flipped = dw_int8_elem(got.data() + kGuard, static_cast<int64_t>(e), fp16);
+        const bool is_poison = flipped == (fp16 ? 0x5a5a : 0x5a);
+        EXPECT_NE(report.find(fmt::format("1 of {} differ; {} still hold the poison", elems, is_poison ? 1 : 0)),
+                  std::string::npos)
+            << report;
+        EXPECT_NE(report.find("1 off by one"), std::string::npos) << report;  // flipping bit 0 moves by one unit/ulp
+        EXPECT_NE(report.find("reference: acc "), std::string::npos) << report;
+        EXPECT_NE(report.find("the host run gives the device's value at 0 of them"), std::string::npos) << report;
+        got[kGuard + want.size()] = 0;
+        EXPECT_NE(compare(got, want, 0x5a, cs).find("trailing byte 0"), std::string::npos);
     }
 }
 
