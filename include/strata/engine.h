@@ -123,6 +123,7 @@ public:
         std::string name, op, kernel;  ///< node name, op, chosen kernel (tactic and config)
         double ms = 0;                 ///< median per launch (GPU: CUDA events around graph replays of the step)
         double flops = 0, bytes = 0;   ///< the work and the fewest bytes the step moves (ir/cost.h)
+        std::string detail;            ///< what the kernel chose inside (tile, algorithm); may be empty
     };
     /// GPU engines: times every step separately (a CUDA graph of the step alone, replayed `iterations` times after a
     /// warm-up), on the inputs of the last run(); aliased view steps are left out.

@@ -150,6 +150,7 @@ Expected<std::vector<Context::StepTime>> Context::profile_steps(int iterations) 
         STRATA_CHECK(iterations > 0, StatusCode::invalid_argument, "profile_steps: iterations {} must be > 0",
                      iterations);
         std::vector<double> ms = impl_->runner->profile_steps(iterations);
+        std::vector<std::string> details = impl_->runner->step_details();
         const build::Plan& plan = *impl_->plan;
         std::vector<StepTime> r;
         for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -159,7 +160,8 @@ Expected<std::vector<Context::StepTime>> Context::profile_steps(int iterations) 
             ir::NodeCost cost = ir::node_cost(plan.graph, node);
             std::string kernel = step.tactic ? step.tactic->name : step.device_tactic;
             if (step.config) kernel += fmt::format("#{}", step.config);
-            r.push_back({node.name, ir::op_name(node.op), kernel, ms.at(s), cost.flops, cost.bytes});
+            r.push_back({node.name, ir::op_name(node.op), kernel, ms.at(s), cost.flops, cost.bytes,
+                         s < details.size() ? details[s] : std::string()});
         }
         return r;
     });

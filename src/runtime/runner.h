@@ -23,6 +23,8 @@ public:
     virtual std::vector<double> time_device(int warmup, int iterations);
     /// GPU only: each step's median time in ms over `iterations` (index = step; 0 for aliased steps).
     virtual std::vector<double> profile_steps(int iterations);
+    /// GPU only: what each step's kernel chose inside (CudaKernel::detail(); index = step, empty where none).
+    virtual std::vector<std::string> step_details() const { return {}; }
 };
 
 /// The weights of a GPU plan on the device, shared by every Context of one Engine.

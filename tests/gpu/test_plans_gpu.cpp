@@ -1,5 +1,6 @@
 // test_plans_gpu.cpp: GPU plans (issue 3, acceptance 5): a plan saved and reloaded gives bit-identical outputs, and
-// a second build with a warm timing cache takes well under the first's time.
+// a second build with a warm timing cache takes well under the first's time; and a profile names what each kernel
+// chose inside.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -55,6 +56,35 @@ TEST(GpuPlans, WarmTimingCacheMakesTheSecondBuildFast) {
     EXPECT_TRUE(std::filesystem::exists(cache));
     // Acceptance 5 asks for under 20%; a timing is reported, and the test checks the cache did its work.
     EXPECT_LT(warm, cold);
+}
+
+}  // namespace
+}  // namespace strata
+
+namespace strata {
+namespace {
+
+// `strata profile` shows what each kernel chose inside (the depthwise tile, the GEMM tile): Context::profile_steps
+// carries CudaKernel::detail() for every step whose kernel has one.
+TEST(GpuProfile, StepsCarryWhatTheKernelChose) {
+    STRATA_REQUIRE_GPU();
+    auto model = Model::from_zoo("mobilenet_v2");
+    ASSERT_TRUE(model.ok());
+    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 2, .timing_cache = "none"};
+    auto engine = Engine::build(*model, options);
+    ASSERT_TRUE(engine.ok()) << engine.status().message();
+    auto context = engine->make_context();
+    ASSERT_TRUE(context.ok());
+    TensorMap in{{"input", test::random_tensor(DType::f32, {2, 3, 224, 224}, test::test_seed())}};
+    ASSERT_TRUE(context->run(in).ok());
+    auto steps = context->profile_steps(3);
+    ASSERT_TRUE(steps.ok()) << steps.status().message();
+    int with_detail = 0;
+    for (const auto& s : *steps) {
+        if (!s.detail.empty()) ++with_detail;
+        if (s.kernel.rfind("cuda.conv.depthwise", 0) == 0) EXPECT_NE(s.detail.find("threads"), std::string::npos) << s.name;
+    }
+    EXPECT_GT(with_detail, 0);
 }
 
 }  // namespace

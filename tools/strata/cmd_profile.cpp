@@ -47,13 +47,13 @@ void profile(const ProfileFlags& f) {
     }
     std::printf("%s on %s, %s: %zu steps, %.4f ms in total (each step alone, graph replays, median of %d)\n",
                 model.name.c_str(), f.build.device.c_str(), f.build.precision.c_str(), steps.size(), total, f.iters);
-    std::printf("%4s  %-36s %-16s %-34s %9s %6s %9s %9s\n", "step", "name", "op", "kernel", "ms", "%", "GB/s",
-                "TFLOP/s");
+    std::printf("%4s  %-36s %-16s %-34s %9s %6s %9s %9s  %s\n", "step", "name", "op", "kernel", "ms", "%", "GB/s",
+                "TFLOP/s", "inside the kernel");
     for (size_t i : order) {
         const auto& s = steps[i];
         double gbs = s.ms > 0 ? s.bytes / (s.ms * 1e6) : 0, tflops = s.ms > 0 ? s.flops / (s.ms * 1e9) : 0;
-        std::printf("%4zu  %-36.36s %-16.16s %-34.34s %9.4f %6.1f %9.1f %9.2f\n", i, s.name.c_str(), s.op.c_str(),
-                    s.kernel.c_str(), s.ms, total > 0 ? 100 * s.ms / total : 0, gbs, tflops);
+        std::printf("%4zu  %-36.36s %-16.16s %-34.34s %9.4f %6.1f %9.1f %9.2f  %s\n", i, s.name.c_str(), s.op.c_str(),
+                    s.kernel.c_str(), s.ms, total > 0 ? 100 * s.ms / total : 0, gbs, tflops, s.detail.c_str());
     }
 }
 

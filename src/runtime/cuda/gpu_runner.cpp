@@ -171,6 +171,13 @@ double GpuRunner::profile_step(size_t s, int iterations) {
     return ms[ms.size() / 2];
 }
 
+std::vector<std::string> GpuRunner::step_details() const {
+    std::vector<std::string> details(kernels_.size());
+    for (size_t s = 0; s < kernels_.size(); ++s)
+        if (kernels_[s]) details[s] = kernels_[s]->detail();
+    return details;
+}
+
 std::vector<double> GpuRunner::profile_steps(int iterations) {
     STRATA_CHECK(have_inputs_, StatusCode::invalid_argument, "profile_steps needs one run() first (it sets the inputs)");
     cuda::set_device(plan_->options.device.index);

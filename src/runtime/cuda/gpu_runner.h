@@ -19,6 +19,7 @@ public:
     std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs) override;
     std::vector<double> time_device(int warmup, int iterations) override;
     std::vector<double> profile_steps(int iterations) override;
+    std::vector<std::string> step_details() const override;
 
 private:
     void launch_steps();   // every step, in order, on stream_ (direct or under capture)
