@@ -11,5 +11,6 @@ CudaTactic implicit_gemm_conv_tactic();  ///< "cuda.conv.implicit_gemm": tensor 
 CudaTactic implicit_gemm_fc_tactic();    ///< "cuda.fc.implicit_gemm": FullyConnected on the same kernel
 CudaTactic direct_stem_tactic();         ///< "cuda.conv.direct_stem": few input channels
 CudaTactic depthwise_conv_tactic();      ///< "cuda.conv.depthwise": group == C (kernels/depthwise/)
+CudaTactic pointwise_narrow_tactic();    ///< "cuda.conv.pointwise_narrow": 1x1, C <= 64, store-bound expands
 
 }  // namespace strata::cuda
