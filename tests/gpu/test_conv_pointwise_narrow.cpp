@@ -48,8 +48,8 @@ TEST(GpuConvPointwiseNarrow, MatchesReferenceOnRandomCases) {
     uint64_t seed = test_seed() + 100000;
     std::mt19937_64 rng(seed);
     const int64_t kChannels[] = {8, 16, 24, 32, 40, 64};
-    const std::optional<UnaryKind> kActs[] = {std::nullopt,        UnaryKind::Relu,      UnaryKind::Relu6,
-                                              UnaryKind::SiLU,     UnaryKind::HardSwish, UnaryKind::Sigmoid};
+    const std::optional<UnaryKind> kActs[] = {std::nullopt,    UnaryKind::Relu,      UnaryKind::Relu6,
+                                              UnaryKind::SiLU, UnaryKind::HardSwish, UnaryKind::Sigmoid};
     auto odd = [&](int64_t lo, int64_t hi) { return (lo + static_cast<int64_t>(rng() % (hi - lo + 1))) | 1; };
     for (int i = 0; i < 40; ++i) {
         const int64_t c = kChannels[rng() % 6];
@@ -80,8 +80,11 @@ TEST(GpuConvPointwiseNarrow, AddsResidualBeforeActivation) {
     STRATA_REQUIRE_GPU();
     uint64_t seed = test_seed() + 300000;
     const GpuConvCase cases[] = {
-        pw_case(2, 16, 7, 9, 96, true),   pw_case(1, 24, 5, 5, 40, false), pw_case(3, 64, 3, 5, 72, true),
-        pw_case(1, 8, 1, 9, 8, true),     pw_case(1, 40, 9, 9, 48, true, std::nullopt, 2, 2),
+        pw_case(2, 16, 7, 9, 96, true),
+        pw_case(1, 24, 5, 5, 40, false),
+        pw_case(3, 64, 3, 5, 72, true),
+        pw_case(1, 8, 1, 9, 8, true),
+        pw_case(1, 40, 9, 9, 48, true, std::nullopt, 2, 2),
     };
     for (const GpuConvCase& cc : cases)
         for (DType dt : kDtypes) {
@@ -104,7 +107,8 @@ TEST(GpuConvPointwiseNarrow, TakesIrInputZ) {
     for (const GpuConvCase& cc : cases)
         for (DType dt : kDtypes) {
             seed += 10;
-            const std::string what = fmt::format("{} {} with input Z: {} (seed {})", kPw, dtype_name(dt), cc.str(), seed);
+            const std::string what =
+                fmt::format("{} {} with input Z: {} (seed {})", kPw, dtype_name(dt), cc.str(), seed);
             auto graph = conv_case_graph(cc, seed, /*residual=*/true);
             TacticRun r = run_tactic(*graph, 0, kPw, 0, dt, Layout::nhwc, seed);
             ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
@@ -167,12 +171,9 @@ std::string host_can_implement(const GpuConvCase& cc, DType dtype, Layout layout
 }
 
 TEST(GpuConvPointwiseNarrow, CanImplementReasonsOnHost) {
-    EXPECT_EQ(host_can_implement(pw_case(64, 16, 112, 112, 96, true, UnaryKind::Relu6), DType::f16, Layout::nhwc),
-              "");
-    EXPECT_EQ(host_can_implement(pw_case(64, 24, 56, 56, 144, true, UnaryKind::Relu6), DType::bf16, Layout::nhwc),
-              "");
-    EXPECT_EQ(host_can_implement(pw_case(64, 64, 14, 14, 384, true, UnaryKind::Relu6), DType::f16, Layout::nhwc),
-              "");
+    EXPECT_EQ(host_can_implement(pw_case(64, 16, 112, 112, 96, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(pw_case(64, 24, 56, 56, 144, true, UnaryKind::Relu6), DType::bf16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(pw_case(64, 64, 14, 14, 384, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
     EXPECT_EQ(host_can_implement(pw_case(2, 16, 9, 9, 32, false, std::nullopt, 2, 2), DType::f16, Layout::nhwc), "");
     const GpuConvCase ok = pw_case(1, 16, 9, 9, 96, true);
     auto expect_reason = [](const std::string& reason, const std::string& part) {

@@ -33,27 +33,33 @@ namespace {
 
 constexpr int kThreads = kPwWarps * 32;
 
-template <class T> __device__ __forceinline__ uint32_t pack2(float lo, float hi);
-template <> __device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
+template <class T>
+__device__ __forceinline__ uint32_t pack2(float lo, float hi);
+template <>
+__device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
     const __half2 h = __floats2half2_rn(lo, hi);
     uint32_t u;
     memcpy(&u, &h, 4);
     return u;
 }
-template <> __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
+template <>
+__device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
     const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
     uint32_t u;
     memcpy(&u, &h, 4);
     return u;
 }
 
-template <class T> __device__ __forceinline__ float2 unpack2(uint32_t u);
-template <> __device__ __forceinline__ float2 unpack2<__half>(uint32_t u) {
+template <class T>
+__device__ __forceinline__ float2 unpack2(uint32_t u);
+template <>
+__device__ __forceinline__ float2 unpack2<__half>(uint32_t u) {
     __half2 h;
     memcpy(&h, &u, 4);
     return __half22float2(h);
 }
-template <> __device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t u) {
+template <>
+__device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t u) {
     __nv_bfloat162 h;
     memcpy(&h, &u, 4);
     return __bfloat1622float2(h);
@@ -168,7 +174,8 @@ __device__ __forceinline__ void group_mma_store(const PointwiseNarrowParams& prm
         for (int nt = 0; nt < 4; ++nt) mma_16816<T>(acc[nt], a[ks], b[nt]);
     }
     if (ch >= prm.k) return;  // the last group's lanes past K (after the warp-wide mma)
-    float v[16];  // v[r * 8 + j]: row r, channel ch + j = 8t + 2nt + e with j = 2nt + e
+    // v[r * 8 + j]: row r, channel ch + j, where j = 2nt + e came from n-tile nt's accumulator column 2t + e.
+    float v[16];
 #pragma unroll
     for (int j = 0; j < 8; ++j) v[j] = acc[j / 2][j % 2], v[8 + j] = acc[j / 2][2 + j % 2];
     const int64_t pix[2] = {pix0, pix0 + 8};
@@ -177,8 +184,8 @@ __device__ __forceinline__ void group_mma_store(const PointwiseNarrowParams& prm
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
             if (pix[r] >= prm.pixels) continue;
-            // A plain load, not __ldg: the memory plan may let Y overwrite Z in place (each lane reads its 16
-            // bytes of Z before it writes the same 16 bytes of Y).
+            // A plain load, not __ldg: should a plan ever run this step in place (Y over Z), each lane still reads
+            // its 16 bytes of Z before it writes the same 16 bytes of Y, and no other lane touches them.
             const uint4 zz = *reinterpret_cast<const uint4*>(z + pix[r] * prm.k + ch);
             const uint32_t zw[4] = {zz.x, zz.y, zz.z, zz.w};
 #pragma unroll
@@ -194,8 +201,8 @@ __device__ __forceinline__ void group_mma_store(const PointwiseNarrowParams& prm
     for (int r = 0; r < 2; ++r) {
         if (pix[r] >= prm.pixels) continue;
         const float* u = v + r * 8;
-        const uint4 out = make_uint4(pack2<T>(u[0], u[1]), pack2<T>(u[2], u[3]), pack2<T>(u[4], u[5]),
-                                     pack2<T>(u[6], u[7]));
+        const uint4 out =
+            make_uint4(pack2<T>(u[0], u[1]), pack2<T>(u[2], u[3]), pack2<T>(u[4], u[5]), pack2<T>(u[6], u[7]));
         *reinterpret_cast<uint4*>(y + pix[r] * prm.k + ch) = out;
     }
 }
@@ -240,11 +247,16 @@ using KernelFn = void (*)(PointwiseNarrowParams);
 template <class T>
 KernelFn kernel_for(int c) {
     switch (pw_padded_c(c) / 16) {
-        case 1: return pointwise_narrow_kernel<T, 1>;
-        case 2: return pointwise_narrow_kernel<T, 2>;
-        case 3: return pointwise_narrow_kernel<T, 3>;
-        case 4: return pointwise_narrow_kernel<T, 4>;
-        default: return nullptr;
+        case 1:
+            return pointwise_narrow_kernel<T, 1>;
+        case 2:
+            return pointwise_narrow_kernel<T, 2>;
+        case 3:
+            return pointwise_narrow_kernel<T, 3>;
+        case 4:
+            return pointwise_narrow_kernel<T, 4>;
+        default:
+            return nullptr;
     }
 }
 
@@ -261,8 +273,7 @@ cudaError_t pointwise_narrow_prepare(DType dtype, int c, size_t smem_bytes, size
     KernelFn fn = kernel_for(dtype, c);
     if (!fn || smem_bytes > smem_limit) return cudaErrorInvalidValue;
     // The device's limit, not this step's need: steps of other K share the function and may need more.
-    cudaError_t e =
-        cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_limit));
+    cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_limit));
     if (e != cudaSuccess) return e;
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, kThreads, smem_bytes);
 }

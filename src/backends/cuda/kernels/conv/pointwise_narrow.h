@@ -18,9 +18,9 @@
 
 namespace strata::cuda {
 
-inline constexpr int kPwMaxChannels = 64;  ///< the most input channels (a whole input pixel in a warp's registers)
-inline constexpr int kPwWarps = 8;         ///< warps per block
-inline constexpr int kPwTileRows = 16;     ///< output pixels per warp tile (the mma's M)
+inline constexpr int kPwMaxChannels = 64;    ///< the most input channels (a whole input pixel in a warp's registers)
+inline constexpr int kPwWarps = 8;           ///< warps per block
+inline constexpr int kPwTileRows = 16;       ///< output pixels per warp tile (the mma's M)
 inline constexpr int kPwGroupChannels = 32;  ///< output channels per epilogue group (4 mma n-tiles)
 
 /// Input channels rounded up to the mma's k step of 16.
@@ -41,14 +41,14 @@ inline size_t pointwise_narrow_smem_bytes(int c, int k) {
 }
 
 struct PointwiseNarrowParams {
-    int64_t pixels = 0;          ///< output pixels N * P * Q
-    int c = 0, k = 0;            ///< input / output channels
+    int64_t pixels = 0;                            ///< output pixels N * P * Q
+    int c = 0, k = 0;                              ///< input / output channels
     int in_h = 1, in_w = 1, out_h = 1, out_w = 1;  ///< spatial sizes (read when strided)
     int stride_h = 1, stride_w = 1;
-    const void* x = nullptr;     ///< NHWC [N, H, W, C], 16-byte aligned
-    const void* w = nullptr;     ///< KRSC [K, 1, 1, C], any alignment of 2 bytes
-    void* y = nullptr;           ///< NHWC [N, P, Q, K], 16-byte aligned
-    EpilogueParams epilogue;     ///< residual: NHWC like y, 16-byte aligned
+    const void* x = nullptr;  ///< NHWC [N, H, W, C], 16-byte aligned
+    const void* w = nullptr;  ///< KRSC [K, 1, 1, C], any alignment of 2 bytes
+    void* y = nullptr;        ///< NHWC [N, P, Q, K], 16-byte aligned
+    EpilogueParams epilogue;  ///< residual: NHWC like y, 16-byte aligned
 };
 
 /// Lets the kernel of (dtype, c) use up to `smem_limit` (the device's opt-in limit) of dynamic shared memory and

@@ -62,9 +62,9 @@ public:
         STRATA_ASSERT(desc.device != nullptr, "{}: pointwise_narrow needs the device info", desc.name);
         const size_t smem = pointwise_narrow_smem_bytes(g_.c, g_.k);
         int per_sm = 0;
-        STRATA_CUDA_CHECK(pointwise_narrow_prepare(desc.outputs[0].dtype, g_.c, smem,
-                                                   desc.device->smem_per_block_optin, &per_sm),
-                          desc.name);
+        STRATA_CUDA_CHECK(
+            pointwise_narrow_prepare(desc.outputs[0].dtype, g_.c, smem, desc.device->smem_per_block_optin, &per_sm),
+            desc.name);
         STRATA_ASSERT(per_sm > 0, "{}: pointwise_narrow's block ({} bytes of shared memory) fits on no SM", desc.name,
                       smem);
         // Enough blocks to fill every SM once, no more: each block stages the weights once and strides over tiles.
