@@ -18,7 +18,7 @@
 
 namespace strata::cuda {
 
-inline constexpr int kPwMaxChannels = 64;    ///< the most input channels (a whole input pixel in a warp's registers)
+inline constexpr int kPwMaxChannels = 64;    ///< the most input channels: <= 4 k-steps of A fragments in registers
 inline constexpr int kPwWarps = 8;           ///< warps per block
 inline constexpr int kPwTileRows = 16;       ///< output pixels per warp tile (the mma's M)
 inline constexpr int kPwGroupChannels = 32;  ///< output channels per epilogue group (4 mma n-tiles)
