@@ -181,8 +181,9 @@ std::string host_can_implement(const GpuConvCase& cc, DType dtype, Layout layout
 
 TEST(GpuConvPointwiseNarrow, CanImplementReasonsOnHost) {
     const GpuConvCase ok = pw_case(1, 16, 9, 9, 96, true);
-    if (!cuda::unverified_tactics_enabled())  // the gate is shut unless the environment opened it
+    if (!cuda::unverified_tactics_enabled()) {  // the gate is shut unless the environment opened it
         EXPECT_NE(host_can_implement(ok, DType::f16, Layout::nhwc).find("not yet verified"), std::string::npos);
+    }
     UnverifiedTacticsScope gate;
     EXPECT_EQ(host_can_implement(pw_case(64, 16, 112, 112, 96, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
     EXPECT_EQ(host_can_implement(pw_case(64, 24, 56, 56, 144, true, UnaryKind::Relu6), DType::bf16, Layout::nhwc), "");
