@@ -43,3 +43,25 @@ function(strata_cuda_target target)
                            -Xcompiler=-Wall,-Wno-unused-parameter>)
     set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
 endfunction()
+
+# Kernels that use sm_90a-only instructions (wgmma): `sources` (the *_sm90*.cu files) become an object library
+# compiled for sm_90a alone (-gencode arch=compute_90a,code=sm_90a; "90a" code runs on compute capability 9.0
+# only), added to `target`, which then gets STRATA_HAVE_SM90A=1. Only when STRATA_CUDA_ARCHS includes 90: builds
+# for 80/86/89 alone (and CPU-only builds) leave them out, and the tactics that need them refuse with a reason.
+# `deps` are the target's libraries, for their include paths.
+function(strata_sm90a_objects target sources deps)
+    if(NOT STRATA_CUDA OR NOT sources OR NOT STRATA_CUDA_ARCHS MATCHES "(^|;)90")
+        return()
+    endif()
+    set(objects ${target}_sm90a)
+    add_library(${objects} OBJECT ${sources})
+    set_target_properties(${objects} PROPERTIES CUDA_ARCHITECTURES OFF)
+    target_compile_options(${objects} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-gencode=arch=compute_90a,code=sm_90a>)
+    target_include_directories(${objects} PRIVATE ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/src)
+    target_compile_definitions(${objects} PRIVATE STRATA_VERSION="${PROJECT_VERSION}")
+    target_link_libraries(${objects} PRIVATE ${deps})
+    strata_cuda_target(${objects})
+    target_sources(${target} PRIVATE $<TARGET_OBJECTS:${objects}>)
+    target_compile_definitions(${target} PRIVATE STRATA_HAVE_SM90A=1)
+    message(STATUS "strata: sm_90a kernels ON (${sources})")
+endfunction()

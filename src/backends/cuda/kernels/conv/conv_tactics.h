@@ -5,12 +5,13 @@
 
 namespace strata::cuda {
 
-CudaTactic direct_conv_tactic();         ///< "cuda.conv.direct": generic, any conv
-CudaTactic fc_direct_tactic();           ///< "cuda.fc.direct": tiled FullyConnected, any size
-CudaTactic implicit_gemm_conv_tactic();  ///< "cuda.conv.implicit_gemm": tensor cores, fp16/bf16 NHWC
-CudaTactic implicit_gemm_fc_tactic();    ///< "cuda.fc.implicit_gemm": FullyConnected on the same kernel
-CudaTactic direct_stem_tactic();         ///< "cuda.conv.direct_stem": few input channels
-CudaTactic depthwise_conv_tactic();      ///< "cuda.conv.depthwise": group == C (kernels/depthwise/)
-CudaTactic pointwise_narrow_tactic();    ///< "cuda.conv.pointwise_narrow": 1x1, C <= 64, store-bound expands
+CudaTactic direct_conv_tactic();              ///< "cuda.conv.direct": generic, any conv
+CudaTactic fc_direct_tactic();                ///< "cuda.fc.direct": tiled FullyConnected, any size
+CudaTactic implicit_gemm_conv_tactic();       ///< "cuda.conv.implicit_gemm": tensor cores, fp16/bf16 NHWC
+CudaTactic implicit_gemm_fc_tactic();         ///< "cuda.fc.implicit_gemm": FullyConnected on the same kernel
+CudaTactic implicit_gemm_sm90_conv_tactic();  ///< "cuda.conv.implicit_gemm_sm90": wgmma (sm_90a)
+CudaTactic direct_stem_tactic();              ///< "cuda.conv.direct_stem": few input channels
+CudaTactic depthwise_conv_tactic();           ///< "cuda.conv.depthwise": group == C (kernels/depthwise/)
+CudaTactic pointwise_narrow_tactic();         ///< "cuda.conv.pointwise_narrow": 1x1, C <= 64, store-bound expands
 
 }  // namespace strata::cuda
