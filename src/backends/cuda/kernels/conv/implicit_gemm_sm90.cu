@@ -41,6 +41,15 @@ cudaError_t implicit_gemm_sm90_prepare(DType dtype, int config) {
                                 static_cast<int>(implicit_gemm_sm90_smem_bytes(config)));
 }
 
+int implicit_gemm_sm90_blocks_per_sm(DType dtype, int config) {
+    static constexpr auto threads = threads_table(kConfigs);
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel_for(dtype, config), threads[config],
+                                                      implicit_gemm_sm90_smem_bytes(config)) != cudaSuccess)
+        return 0;
+    return blocks;
+}
+
 void implicit_gemm_sm90_launch(const ImplicitGemmParams& params, DType dtype, int config, cudaStream_t stream) {
     static constexpr auto threads = threads_table(kConfigs);
     const ImplicitGemmSm90Config& c = kImplicitGemmSm90Configs[config];

@@ -18,17 +18,21 @@
 namespace strata::cuda {
 
 /// One tile shape: a bm x bn block tile (bm / 64 consumer warpgroups, each owning 64 rows and all bn columns), K
-/// walked 64 elements (128 bytes) at a time through a `stages`-deep cp.async ring.
+/// walked 64 elements (128 bytes) at a time through a `stages`-deep cp.async ring; `blocks_per_sm` is the occupancy
+/// the config is sized for (shared memory and __launch_bounds__ registers). Several blocks per SM let one block's
+/// loads and stores overlap another's math: the layers whose reduction is one or a few slices (1x1 on 64 channels)
+/// have no main loop to hide them in.
 struct ImplicitGemmSm90Config {
-    int bm, bn, stages;
+    int bm, bn, stages, blocks_per_sm;
 };
 
 inline constexpr ImplicitGemmSm90Config kImplicitGemmSm90Configs[] = {
-    {128, 128, 5},  // 2 warpgroups, m64n128 each
-    {128, 256, 4},  // 2 warpgroups, m64n256: the large-K layers
-    {256, 128, 4},  // 4 warpgroups, m64n128: many pixels, few channels
-    {128, 64, 6},   // 2 warpgroups, m64n64: K = 64 layers
-    {64, 128, 6},   // 1 warpgroup: small M
+    {128, 128, 5, 1},  // 2 warpgroups, m64n128 each
+    {128, 256, 4, 1},  // 2 warpgroups, m64n256: the large-K layers
+    {256, 128, 4, 1},  // 4 warpgroups, m64n128: many pixels, few channels
+    {128, 128, 3, 2},  // 2 blocks per SM: short reductions
+    {128, 64, 3, 3},   // 3 blocks per SM: K = 64 outputs, short reductions
+    {64, 128, 4, 2},   // 1 warpgroup, 2 blocks per SM: small M
 };
 inline constexpr int kImplicitGemmSm90NumConfigs =
     sizeof(kImplicitGemmSm90Configs) / sizeof(kImplicitGemmSm90Configs[0]);
@@ -47,7 +51,7 @@ inline size_t implicit_gemm_sm90_smem_bytes(int config) {
     return (ring > epilogue ? ring : epilogue) + 1024;
 }
 
-/// "128x128x64 wg2 s5"
+/// "128x128x64 wg2 s5 occ1"
 std::string implicit_gemm_sm90_config_name(int config);
 
 /// Whether this build holds the sm_90a kernels (false: every entry point below refuses or throws).
@@ -55,6 +59,11 @@ bool implicit_gemm_sm90_compiled();
 
 /// Lets the kernel of (dtype, config) use its dynamic shared memory. Call once per process and device.
 cudaError_t implicit_gemm_sm90_prepare(DType dtype, int config);
+
+/// How many blocks of (dtype, config) fit on one SM of the current device
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, after implicit_gemm_sm90_prepare); 0 without sm_90a code. Tests
+/// compare it with the config's blocks_per_sm.
+int implicit_gemm_sm90_blocks_per_sm(DType dtype, int config);
 
 /// Enqueues one convolution on `stream`. dtype: f16 or bf16; params.splits == 1; x, w, y and the residual 16-byte
 /// aligned.

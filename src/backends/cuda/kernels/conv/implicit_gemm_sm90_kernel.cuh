@@ -29,6 +29,7 @@ template <int Index>
 struct BlockTile {
     static constexpr ImplicitGemmSm90Config kCfg = kImplicitGemmSm90Configs[Index];
     static constexpr int kM = kCfg.bm, kN = kCfg.bn, kStages = kCfg.stages;
+    static constexpr int kBlocksPerSm = kCfg.blocks_per_sm;
     static constexpr int kWarpgroups = kM / 64;
     static constexpr int kThreads = 128 * kWarpgroups;
     static constexpr int kChunks = 8;  ///< 16-byte chunks per 128-byte row of a slice
@@ -216,7 +217,8 @@ __device__ __forceinline__ void store_tile(const ImplicitGemmParams& prm, int ge
 }
 
 template <class T, int Index>
-__global__ void __launch_bounds__(BlockTile<Index>::kThreads, 1) implicit_gemm_sm90_kernel(ImplicitGemmParams prm) {
+__global__ void __launch_bounds__(BlockTile<Index>::kThreads, BlockTile<Index>::kBlocksPerSm)
+    implicit_gemm_sm90_kernel(ImplicitGemmParams prm) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using Block = BlockTile<Index>;
     constexpr int S = Block::kStages;

@@ -16,7 +16,7 @@ namespace strata::cuda {
 std::string implicit_gemm_sm90_config_name(int config) {
     if (config < 0 || config >= kImplicitGemmSm90NumConfigs) return fmt::format("config {}", config);
     const ImplicitGemmSm90Config& c = kImplicitGemmSm90Configs[config];
-    return fmt::format("{}x{}x{} wg{} s{}", c.bm, c.bn, kSm90SliceK, c.bm / 64, c.stages);
+    return fmt::format("{}x{}x{} wg{} s{} occ{}", c.bm, c.bn, kSm90SliceK, c.bm / 64, c.stages, c.blocks_per_sm);
 }
 
 #if !STRATA_HAVE_SM90A
@@ -25,6 +25,9 @@ bool implicit_gemm_sm90_compiled() {
 }
 cudaError_t implicit_gemm_sm90_prepare(DType, int) {
     return cudaErrorNoKernelImageForDevice;
+}
+int implicit_gemm_sm90_blocks_per_sm(DType, int) {
+    return 0;
 }
 void implicit_gemm_sm90_launch(const ImplicitGemmParams&, DType, int, cudaStream_t) {
     STRATA_ASSERT(false, "cuda.conv.implicit_gemm_sm90 launched in a build without sm_90a code");
