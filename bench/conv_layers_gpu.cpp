@@ -3,7 +3,9 @@
 // and for each layer times every configuration of every Conv tactic that can run it, at fp16 in NHWC (or the
 // --precision / --layout given). Each timing is a CUDA graph of 20 launches, replayed; the median of 15 replays
 // per launch (bench/gpu_bench.h). Prints per layer: shape, GFLOP, strata's best (tactic#config), cuDNN's best, the
-// ratio strata / cuDNN and TFLOP/s; then the worst and the geometric mean ratio.
+// ratio strata / cuDNN and TFLOP/s, and the Hopper kernel alone (cuda.conv.implicit_gemm_sm90: its time and its
+// ratio to cuDNN; "-" where it cannot run); then the worst and the geometric mean ratio, for strata's best and for
+// the sm90 kernel alone.
 //     conv_layers_gpu [--model resnet50] [--batch 64] [--precision fp16|bf16|fp32|tf32] [--layout nhwc|nchw]
 #include <fmt/format.h>
 
@@ -53,6 +55,7 @@ std::string layer_key(const ir::Graph& g, const ir::Node& n) {
 
 constexpr int kLaunches = 20;  // per graph
 constexpr int kReplays = 15;
+constexpr const char* kSm90Tactic = "cuda.conv.implicit_gemm_sm90";
 
 struct Best {
     double ms = 0;
@@ -73,11 +76,12 @@ int main(int argc, char** argv) try {
     cuda::Stream stream;
     std::printf("%s conv layers, batch %d, %s %s, on %s\n", o.model.c_str(), o.batch, o.precision.c_str(),
                 o.layout.c_str(), info.summary().c_str());
-    std::printf("%-44s %8s %10s %-34s %10s %-40s %7s %8s\n", "layer (input, weight, stride, pad, group)", "GFLOP",
-                "strata ms", "strata kernel", "cuDNN ms", "cuDNN kernel", "ratio", "TFLOP/s");
+    std::printf("%-44s %8s %10s %-34s %10s %-40s %7s %8s %10s %7s\n", "layer (input, weight, stride, pad, group)",
+                "GFLOP", "strata ms", "strata kernel", "cuDNN ms", "cuDNN kernel", "ratio", "TFLOP/s", "sm90 ms",
+                "sm90/cu");
     std::map<std::string, bool> seen;
-    double log_sum = 0, worst = 0;
-    int count = 0;
+    double log_sum = 0, worst = 0, sm90_log_sum = 0, sm90_worst = 0;
+    int count = 0, sm90_count = 0;
     for (const ir::Node& node : graph->nodes()) {
         if (node.op != ir::OpKind::Conv) continue;
         int64_t k = node.attr<ir::ConvAttrs>().kernel[0];
@@ -87,12 +91,13 @@ int main(int argc, char** argv) try {
         seen[key] = true;
         cuda::StepDesc desc = bench::step_desc(*graph, node, dtype, layout, info, o.precision == "tf32");
         bench::StepSlots slots = bench::make_step_slots(desc, 1, stream.get());
-        Best own, lib;
+        Best own, lib, sm90;
         for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(ir::OpKind::Conv)) {
             bench::TacticSweep sweep = bench::sweep_tactic(*t, desc, slots, kLaunches, kReplays, stream.get());
             if (!sweep.best) continue;
             Best& b = t->from_library ? lib : own;
             if (b.name.empty() || sweep.best->ms < b.ms) b = {sweep.best->ms, sweep.best->name};
+            if (t->name == kSm90Tactic) sm90 = {sweep.best->ms, sweep.best->name};
         }
         double gflop = ir::node_cost(*graph, node).flops / 1e9;
         double ratio = own.ms > 0 && lib.ms > 0 ? own.ms / lib.ms : 0;
@@ -101,12 +106,25 @@ int main(int argc, char** argv) try {
             worst = std::max(worst, ratio);
             ++count;
         }
-        std::printf("%-44.44s %8.2f %10.4f %-34.34s %10.4f %-40.40s %7.3f %8.1f\n", key.c_str(), gflop, own.ms,
+        const double sm90_ratio = sm90.ms > 0 && lib.ms > 0 ? sm90.ms / lib.ms : 0;
+        if (sm90_ratio > 0) {
+            sm90_log_sum += std::log(sm90_ratio);
+            sm90_worst = std::max(sm90_worst, sm90_ratio);
+            ++sm90_count;
+        }
+        std::printf("%-44.44s %8.2f %10.4f %-34.34s %10.4f %-40.40s %7.3f %8.1f ", key.c_str(), gflop, own.ms,
                     own.name.c_str(), lib.ms, lib.name.c_str(), ratio, own.ms > 0 ? gflop / own.ms : 0.0);
+        if (sm90.ms > 0)
+            std::printf("%10.4f %7.3f\n", sm90.ms, sm90_ratio);
+        else
+            std::printf("%10s %7s\n", "-", "-");
     }
     if (count)
         std::printf("strata / cuDNN over %d layers: geometric mean %.3f, worst %.3f\n", count,
                     std::exp(log_sum / count), worst);
+    if (sm90_count)
+        std::printf("%s / cuDNN over %d layers: geometric mean %.3f, worst %.3f\n", kSm90Tactic, sm90_count,
+                    std::exp(sm90_log_sum / sm90_count), sm90_worst);
     return 0;
 } catch (const std::exception& e) {
     std::fprintf(stderr, "conv_layers_gpu: %s\n", e.what());
