@@ -4,7 +4,8 @@
 // --precision / --layout given). Each timing is a CUDA graph of 20 launches, replayed; the median of 15 replays
 // per launch (bench/gpu_bench.h). Prints per layer: shape, GFLOP, strata's best (tactic#config), cuDNN's best, the
 // ratio strata / cuDNN and TFLOP/s, and the Hopper kernel alone (cuda.conv.implicit_gemm_sm90: its time and its
-// ratio to cuDNN; "-" where it cannot run); then the worst and the geometric mean ratio, for strata's best and for
+// ratio to cuDNN; "-" where it cannot run, e.g. while it is behind the unverified-tactics gate: set
+// STRATA_UNVERIFIED_TACTICS=1 to time it); then the worst and the geometric mean ratio, for strata's best and for
 // the sm90 kernel alone.
 //     conv_layers_gpu [--model resnet50] [--batch 64] [--precision fp16|bf16|fp32|tf32] [--layout nhwc|nchw]
 #include <fmt/format.h>
@@ -82,6 +83,7 @@ int main(int argc, char** argv) try {
     std::map<std::string, bool> seen;
     double log_sum = 0, worst = 0, sm90_log_sum = 0, sm90_worst = 0;
     int count = 0, sm90_count = 0;
+    std::string sm90_refusal;
     for (const ir::Node& node : graph->nodes()) {
         if (node.op != ir::OpKind::Conv) continue;
         int64_t k = node.attr<ir::ConvAttrs>().kernel[0];
@@ -94,6 +96,7 @@ int main(int argc, char** argv) try {
         Best own, lib, sm90;
         for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(ir::OpKind::Conv)) {
             bench::TacticSweep sweep = bench::sweep_tactic(*t, desc, slots, kLaunches, kReplays, stream.get());
+            if (!sweep.best && t->name == kSm90Tactic && sm90_refusal.empty()) sm90_refusal = sweep.refusal;
             if (!sweep.best) continue;
             Best& b = t->from_library ? lib : own;
             if (b.name.empty() || sweep.best->ms < b.ms) b = {sweep.best->ms, sweep.best->name};
@@ -125,6 +128,8 @@ int main(int argc, char** argv) try {
     if (sm90_count)
         std::printf("%s / cuDNN over %d layers: geometric mean %.3f, worst %.3f\n", kSm90Tactic, sm90_count,
                     std::exp(sm90_log_sum / sm90_count), sm90_worst);
+    else
+        std::printf("%s ran on no layer (first reason: %s)\n", kSm90Tactic, sm90_refusal.c_str());
     return 0;
 } catch (const std::exception& e) {
     std::fprintf(stderr, "conv_layers_gpu: %s\n", e.what());
