@@ -115,11 +115,18 @@ def run(n, c, h, w, k, R, S, sh, sw, dh, dw, ph, pw, BM, BN, STAGES):
     print(f"n{n} c{c} h{h} w{w} k{k} {R}x{S} s{sh}{sw} d{dh}{dw} p{ph}{pw} tile {BM}x{BN}s{STAGES}: max err {err:.2e}, unwritten {nans}")
     return err < 1e-9 and nans == 0
 
+# The configs of implicit_gemm_sm90.h (bm, bn, stages), each on fixed cases and on random small ones.
+CONFIGS = [(128, 128, 5), (128, 256, 4), (256, 128, 4), (128, 128, 3), (128, 64, 3), (64, 128, 4)]
 ok = True
-ok &= run(1, 8, 5, 7, 8, 1, 1, 1, 1, 1, 1, 0, 0, 64, 64, 3)
+ok &= run(1, 8, 5, 7, 8, 1, 1, 1, 1, 1, 1, 0, 0, 64, 128, 4)
 ok &= run(2, 24, 7, 6, 72, 3, 3, 2, 2, 1, 1, 1, 1, 64, 128, 4)
 ok &= run(1, 72, 5, 5, 136, 3, 3, 1, 1, 1, 1, 1, 1, 128, 64, 3)
-ok &= run(1, 16, 9, 7, 24, 3, 3, 1, 1, 2, 2, 2, 2, 64, 64, 5)
 ok &= run(1, 136, 4, 5, 264, 1, 1, 1, 1, 1, 1, 0, 0, 128, 256, 4)
+ok &= run(3, 16, 9, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 64, 128, 4)  # 4 blocks along M, M tail
+for bm, bn, st in CONFIGS:
+    c, k = int(rng.choice([8, 16, 24, 40, 72, 136])), int(rng.choice([8, 24, 72, 136, 264]))
+    R = int(rng.choice([1, 3])); s_ = int(rng.integers(1, 3)); d = int(rng.integers(1, 3)); pad = int(rng.integers(0, 3))
+    h, w = int(rng.integers(3 + (R - 1) * d, 9)), int(rng.integers(3 + (R - 1) * d, 9))
+    ok &= run(int(rng.integers(1, 3)), c, h, w, k, R, R, s_, s_, d, d, pad, pad, bm, bn, st)
 print("ALL OK" if ok else "FAIL")
 sys.exit(0 if ok else 1)
