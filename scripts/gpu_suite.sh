@@ -30,6 +30,15 @@ mkdir -p "$STRATA_SHARED"
 [[ -e .device/conformance.tar.xz && ! -d "$STRATA_SHARED/conformance" ]] && tar -xJf .device/conformance.tar.xz -C "$STRATA_SHARED"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 
+sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then racecheck
+    for tool in memcheck racecheck; do
+        note "compute-sanitizer $tool ($1)"
+        timeout ${SANITIZE_SECONDS:-240} compute-sanitizer --tool $tool --error-exitcode 1 \
+            build/tests/test_gpu --gtest_filter="$1" > "$out/$2_$tool.log" 2>&1
+        echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|tests ran" "$out/$2_$tool.log" | tail -5
+    done
+}
+
 export_models() {  # NAME... in parallel, each skipped when present
     mkdir -p "$models"
     for m in "$@"; do
@@ -60,13 +69,7 @@ for stage in "${stages[@]}"; do
         sanitize)
             # strata's own kernels (the library sweeps run hundreds of cuDNN/cuBLASLt calls and whole models are
             # slow under the tools; SANITIZE_FILTER overrides).
-            filter=${SANITIZE_FILTER:--GpuModels*:*GpuConformance*:GpuPlans*:Libs*}
-            for tool in memcheck racecheck; do
-                note "compute-sanitizer $tool ($filter)"
-                timeout ${SANITIZE_SECONDS:-240} compute-sanitizer --tool $tool --error-exitcode 1 \
-                    build/tests/test_gpu --gtest_filter="$filter" > "$out/sanitize_$tool.log" 2>&1
-                echo "$tool exit $?"; grep -E "ERROR SUMMARY|PASSED|FAILED|tests ran" "$out/sanitize_$tool.log" | tail -5
-            done
+            sanitize "${SANITIZE_FILTER:--GpuModels*:*GpuConformance*:GpuPlans*:Libs*}" sanitize
             ;;
         bench)
             export_models "${shared[@]}" resnet18 resnet50
@@ -113,12 +116,7 @@ for stage in "${stages[@]}"; do
             note "new kernel families ($filter)"
             build/tests/test_gpu --gtest_filter="$filter" > "$out/newkernels.log" 2>&1
             echo "exit $?"; grep -E "^\[  (PASSED|FAILED) |tests ran" "$out/newkernels.log" | head -20
-            for tool in memcheck racecheck; do
-                note "compute-sanitizer $tool on them"
-                timeout ${SANITIZE_SECONDS:-240} compute-sanitizer --tool $tool --error-exitcode 1 \
-                    build/tests/test_gpu --gtest_filter="$filter:-*LargeImage*" > "$out/newkernels_$tool.log" 2>&1
-                echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$out/newkernels_$tool.log" | tail -4
-            done
+            sanitize "$filter:-*LargeImage*" newkernels
             ;;
         dwbench)
             note "depthwise layers"

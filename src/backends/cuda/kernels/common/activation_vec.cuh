@@ -18,13 +18,26 @@ __device__ __forceinline__ void apply_activation_each(const ActivationParams& a,
     };
     if (a.kind < 0) return;
     switch (static_cast<K>(a.kind)) {
-        case K::Relu: each(K::Relu); return;
-        case K::Relu6: each(K::Relu6); return;
-        case K::SiLU: each(K::SiLU); return;
-        case K::HardSwish: each(K::HardSwish); return;
-        case K::Sigmoid: each(K::Sigmoid); return;
-        case K::Clip: each(K::Clip); return;
-        default: break;
+        case K::Relu:
+            each(K::Relu);
+            return;
+        case K::Relu6:
+            each(K::Relu6);
+            return;
+        case K::SiLU:
+            each(K::SiLU);
+            return;
+        case K::HardSwish:
+            each(K::HardSwish);
+            return;
+        case K::Sigmoid:
+            each(K::Sigmoid);
+            return;
+        case K::Clip:
+            each(K::Clip);
+            return;
+        default:
+            break;
     }
 #pragma unroll
     for (int i = 0; i < N; ++i) v[i] = apply_activation(a, v[i]);

@@ -14,6 +14,7 @@
 #include <climits>
 
 #include "backends/cuda/kernels/common/mma.cuh"
+#include "backends/cuda/kernels/conv/implicit_gemm_im2col.cuh"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/conv/implicit_gemm.h"
 
@@ -64,52 +65,9 @@ __device__ __forceinline__ void store_pair(T* p, float a, float b) {
         *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(a, b);
 }
 
-// Where one thread's A rows start: the image base and the top-left input position of each row's window. A row
-// past the last output pixel gets a window far above the image, so every tap of it is zero-filled.
 template <int Index>
-struct ARows {
-    int base[BlockTile<Index>::kAIters];
-    int ih0[BlockTile<Index>::kAIters];
-    int iw0[BlockTile<Index>::kAIters];
-
-    __device__ void init(const ConvGeometry& g, int gemm_m, int block_m, int first_row) {
-        const int pq = g.p * g.q;
-        for (int i = 0; i < BlockTile<Index>::kAIters; ++i) {
-            const int m = block_m + first_row + i * BlockTile<Index>::kRowsPerPass;
-            if (m < gemm_m) {
-                const int n = m / pq, rem = m - n * pq;
-                const int p = rem / g.q, q = rem - p * g.q;
-                base[i] = n * g.h * g.w * g.c;
-                ih0[i] = p * g.stride_h - g.pad_h;
-                iw0[i] = q * g.stride_w - g.pad_w;
-            } else {
-                base[i] = 0, ih0[i] = INT_MIN / 2, iw0[i] = 0;
-            }
-        }
-    }
-};
-
-// The (r, s, c) tap of the 16-byte chunk this thread loads, advanced one slice per load. Chunks of one slice
-// may lie in different taps when C is smaller than a slice; C % (16 bytes) == 0 keeps each chunk inside one tap.
-struct KCursor {
-    int kk, r, s, c;
-
-    __device__ void init(const ConvGeometry& g, int first_k) {
-        kk = first_k;
-        c = kk % g.c;
-        const int rs = kk / g.c;
-        s = rs % g.s;
-        r = rs / g.s;
-    }
-    __device__ void advance(const ConvGeometry& g, int step) {
-        kk += step;
-        c += step;
-        while (c >= g.c) {
-            c -= g.c;
-            if (++s == g.s) s = 0, ++r;
-        }
-    }
-};
+using ARows = ImplicitGemmRows<BlockTile<Index>::kAIters, BlockTile<Index>::kRowsPerPass>;
+using KCursor = ImplicitGemmKCursor;
 
 template <class T, int Index>
 __device__ __forceinline__ void load_slice(const ImplicitGemmParams& prm, int gemm_k, const ARows<Index>& rows,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backends/cuda/kernels/conv/direct_conv.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -22,7 +23,9 @@ constexpr size_t kMaxTapBytes = 48 * 1024;  // static shared memory limit withou
 // more than its 128 (2 blocks of 256 threads per SM).
 constexpr int kMaxTileRegisters = 96;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
 
 bool tiled_geometry(const DepthwiseParams& prm) {
     const ConvGeometry& g = prm.g;
@@ -31,8 +34,8 @@ bool tiled_geometry(const DepthwiseParams& prm) {
     return !g.one_d && k_ok && s_ok && g.dil_h == 1 && g.dil_w == 1 && prm.multiplier == 1;
 }
 
-/// The registers dw_strip's arrays take: A x cols accumulators and two or three raw rows of (cols-1)*S+K vectors, plus the
-/// row widened to float on the float path (half2 keeps fp16 pairs: half the accumulator registers, no widening).
+/// The registers dw_strip's arrays take: A x cols accumulators and two or three raw rows of (cols-1)*S+K vectors, plus
+/// the row widened to float on the float path (half2 keeps fp16 pairs: half the accumulator registers, no widening).
 int tile_registers(int k, int s, int cols, int vec, DType dtype, bool half2) {
     const int a = (k - 1) / s + 1, in_cols = (cols - 1) * s + k;
     const int raw_per_vec = std::max(1, vec * static_cast<int>(dtype_size(dtype)) / 4);
@@ -41,7 +44,9 @@ int tile_registers(int k, int s, int cols, int vec, DType dtype, bool half2) {
     return acc + rows_held * in_cols * raw_per_vec + (half2 ? 0 : in_cols * vec);
 }
 
-int64_t strips(const ConvGeometry& g, int rows, int cols) { return int64_t{g.n} * ceil_div(g.p, rows) * ceil_div(g.q, cols); }
+int64_t strips(const ConvGeometry& g, int rows, int cols) {
+    return int64_t{g.n} * ceil_div(g.p, rows) * ceil_div(g.q, cols);
+}
 
 /// The largest (rows x cols) tile, rows first (each row of the strip saves K/S - 1 input row loads), that still
 /// launches `target` threads; the smallest when none does, to give a small problem all the parallelism it has.
@@ -65,6 +70,19 @@ int largest_divisor_at_most(int n, int cap) {
     return 1;
 }
 
+/// Any depthwise convolution: the generic direct convolution (one thread per output, groups of one channel).
+void launch_generic(const DepthwiseParams& prm, DType dtype, cudaStream_t stream) {
+    DirectConvParams d;
+    d.g = prm.g;
+    std::copy(prm.x_stride, prm.x_stride + 4, d.x_stride);
+    std::copy(prm.w_stride, prm.w_stride + 4, d.w_stride);
+    std::copy(prm.y_stride, prm.y_stride + 4, d.y_stride);
+    d.k_fastest = prm.y_stride[1] == 1;
+    d.x = prm.x, d.w = prm.w, d.y = prm.y;
+    d.epilogue = prm.epilogue;
+    direct_conv_launch(d, dtype, stream);
+}
+
 }  // namespace
 
 std::string DepthwiseTile::str() const {
@@ -74,7 +92,8 @@ std::string DepthwiseTile::str() const {
                                rows, block_x, block_y, threads);
         case DepthwiseKernelKind::tiled_nchw:
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
-        case DepthwiseKernelKind::generic: break;
+        case DepthwiseKernelKind::generic:
+            break;
     }
     return fmt::format("generic, {} threads", threads);
 }
@@ -139,21 +158,31 @@ size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& til
     return sizeof(float) * prm.g.r * prm.g.s * tile.block_x * tile.vec;
 }
 
-void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype,
-                              cudaStream_t stream) {
-    DepthwiseTile run = tile;
-    if (run.kind == DepthwiseKernelKind::tiled_nhwc) {
-        const uintptr_t align = static_cast<uintptr_t>(run.vec) * dtype_size(dtype);
+void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype, cudaStream_t stream) {
+    if (prm.g.out_pixels() * prm.g.k == 0) return;
+    bool launched = false;
+    if (tile.kind == DepthwiseKernelKind::tiled_nhwc) {
+        const uintptr_t align = static_cast<uintptr_t>(tile.vec) * dtype_size(dtype);
         auto aligned = [&](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % align == 0; };
-        if (!aligned(prm.x) || !aligned(prm.y) || !aligned(prm.epilogue.residual))
-            run.kind = DepthwiseKernelKind::generic;
+        if (!aligned(prm.x) || !aligned(prm.y) || !aligned(prm.epilogue.residual)) {
+            launch_generic(prm, dtype, stream);
+            return;
+        }
     }
     switch (dtype) {
-        case DType::f32: depthwise_launch_f32(prm, run, stream); return;
-        case DType::f16: depthwise_launch_f16(prm, run, stream); return;
-        case DType::bf16: depthwise_launch_bf16(prm, run, stream); return;
-        default: STRATA_ASSERT(false, "depthwise: dtype {}", dtype_name(dtype));
+        case DType::f32:
+            launched = depthwise_launch_f32(prm, tile, stream);
+            break;
+        case DType::f16:
+            launched = depthwise_launch_f16(prm, tile, stream);
+            break;
+        case DType::bf16:
+            launched = depthwise_launch_bf16(prm, tile, stream);
+            break;
+        default:
+            STRATA_ASSERT(false, "depthwise: dtype {}", dtype_name(dtype));
     }
+    if (!launched) launch_generic(prm, dtype, stream);
 }
 
 }  // namespace strata::cuda

@@ -9,7 +9,8 @@
 //     Column reuse: the (COLS-1)*stride+K input columns of a row serve all COLS outputs from registers. Filter taps
 //     sit in shared memory for the block's channels. k in {3,5,7}, stride in {1,2}, dilation 1, multiplier 1.
 //   - tiled NCHW: the same rolling scheme with one channel per thread and lanes along W (COLS outputs each).
-//   - generic: one thread per output element, any k / stride / dilation / pads / multiplier / layout.
+//   - generic: anything else (any k / stride / dilation / pads / multiplier / layout) runs the generic direct
+//     convolution of kernels/conv/direct_conv.h, which already handles groups of one channel.
 // The tile (kernel, VEC, COLS, ROWS, block shape) is chosen per shape by select_depthwise_tile(): the largest tile
 // that still leaves enough resident warps on every SM, so batch 1 and batch 128 both fill the GPU.
 #pragma once
@@ -42,14 +43,14 @@ enum class DepthwiseKernelKind { tiled_nhwc, tiled_nchw, generic };
 /// What one launch runs: the kernel, its compile-time tile, the rows per strip and the block shape.
 struct DepthwiseTile {
     DepthwiseKernelKind kind = DepthwiseKernelKind::generic;
-    int vec = 1;         ///< channels per thread (tiled_nhwc)
-    int cols = 1;        ///< output columns per thread
-    int rows = 1;        ///< output rows per thread (strip height)
-    int block_x = 256;   ///< tiled_nhwc: channel vectors per block; otherwise threads per block
-    int block_y = 1;     ///< tiled_nhwc: strips per block
-    int64_t threads = 0; ///< threads launched (one per strip and channel vector)
-    bool half2 = false;     ///< tiled_nhwc in fp16: paired HFMA2 arithmetic (depthwise_math.cuh)
-    bool wide_fits = false; ///< tiled_nhwc: two columns per thread fit the register budget
+    int vec = 1;              ///< channels per thread (tiled_nhwc)
+    int cols = 1;             ///< output columns per thread
+    int rows = 1;             ///< output rows per thread (strip height)
+    int block_x = 256;        ///< tiled_nhwc: channel vectors per block; otherwise threads per block
+    int block_y = 1;          ///< tiled_nhwc: strips per block
+    int64_t threads = 0;      ///< threads launched (one per strip and channel vector)
+    bool half2 = false;       ///< tiled_nhwc in fp16: paired HFMA2 arithmetic (depthwise_math.cuh)
+    bool wide_fits = false;   ///< tiled_nhwc: two columns per thread fit the register budget
     std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
 };
 
@@ -71,13 +72,12 @@ size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& til
 
 /// Enqueues the depthwise convolution on `stream` with `tile` (from select_depthwise_tile). Falls back to the
 /// generic kernel when a pointer is not aligned to the tile's vector width. dtype: f32, f16 or bf16.
-void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype,
-                              cudaStream_t stream);
+void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype, cudaStream_t stream);
 
-// Per-dtype launchers (depthwise_f32.cu, depthwise_f16.cu, depthwise_bf16.cu), compiled apart so the three
-// instantiation tables build in parallel.
-void depthwise_launch_f32(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
-void depthwise_launch_f16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
-void depthwise_launch_bf16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
+// Per-dtype launchers of the tiled kernels (depthwise_f32.cu, depthwise_f16.cu, depthwise_bf16.cu), compiled apart
+// so the three instantiation tables build in parallel; false when `tile` has no tiled kernel.
+bool depthwise_launch_f32(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
+bool depthwise_launch_f16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
+bool depthwise_launch_bf16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream);
 
 }  // namespace strata::cuda

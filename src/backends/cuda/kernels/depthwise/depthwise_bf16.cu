@@ -1,11 +1,11 @@
-// depthwise_bf16.cu: the depthwise kernels instantiated for __nv_bfloat16 (see depthwise_kernel.cuh), one dtype per file so
-// the three instantiation tables compile in parallel.
+// depthwise_bf16.cu: the depthwise kernels instantiated for __nv_bfloat16 (see depthwise_kernel.cuh), one dtype per
+// file so the three instantiation tables compile in parallel.
 #include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
 
 namespace strata::cuda {
 
-void depthwise_launch_bf16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
-    dw::launch_typed<__nv_bfloat16>(prm, tile, stream);
+bool depthwise_launch_bf16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+    return dw::launch_typed<__nv_bfloat16>(prm, tile, stream);
 }
 
 }  // namespace strata::cuda

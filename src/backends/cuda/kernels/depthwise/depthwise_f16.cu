@@ -4,8 +4,8 @@
 
 namespace strata::cuda {
 
-void depthwise_launch_f16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
-    dw::launch_typed<__half>(prm, tile, stream);
+bool depthwise_launch_f16(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+    return dw::launch_typed<__half>(prm, tile, stream);
 }
 
 }  // namespace strata::cuda

@@ -4,8 +4,8 @@
 
 namespace strata::cuda {
 
-void depthwise_launch_f32(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
-    dw::launch_typed<float>(prm, tile, stream);
+bool depthwise_launch_f32(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+    return dw::launch_typed<float>(prm, tile, stream);
 }
 
 }  // namespace strata::cuda

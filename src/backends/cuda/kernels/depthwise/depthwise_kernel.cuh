@@ -18,14 +18,13 @@
 
 namespace strata::cuda::dw {
 
-constexpr int kGenericThreads = 256;
-
 /// y[off..off+VEC) = act(acc + bias + residual[off..]) for VEC contiguous channels; `bias` was loaded once per thread.
 template <class T, int VEC>
 __device__ __forceinline__ void store_epilogue(const EpilogueParams& e, const float (&acc)[VEC],
                                                const float (&bias)[VEC], T* y, int64_t off) {
     float res[VEC] = {};
-    if (e.residual) widen<T, VEC>(__ldg(reinterpret_cast<const Raw<T, VEC>*>(static_cast<const T*>(e.residual) + off)), res);
+    if (e.residual)
+        widen<T, VEC>(__ldg(reinterpret_cast<const Raw<T, VEC>*>(static_cast<const T*>(e.residual) + off)), res);
     float out[VEC];
 #pragma unroll
     for (int v = 0; v < VEC; ++v) out[v] = acc[v] + bias[v] + res[v];
@@ -45,7 +44,8 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
                                                      const __half2 (&bias)[L], __half* y, int64_t off) {
     __half2 res[L];
     if (e.residual) {
-        const auto raw = __ldg(reinterpret_cast<const Raw<__half, 2 * L>*>(static_cast<const __half*>(e.residual) + off));
+        const auto raw =
+            __ldg(reinterpret_cast<const Raw<__half, 2 * L>*>(static_cast<const __half*>(e.residual) + off));
         memcpy(res, &raw, sizeof(raw));
     }
     const __half2 zero = __float2half2_rn(0.0f), six = __float2half2_rn(6.0f);
@@ -66,7 +66,8 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
 /// One input row's N vectors starting at column iw0 (zero outside the map: all-zero bits are +0 in every float
 /// type); nothing is read when the row is outside the map.
 template <class T, int VEC, int N>
-__device__ __forceinline__ void load_row(const DepthwiseParams& prm, const T* xb, int ih, int iw0, Raw<T, VEC> (&row)[N]) {
+__device__ __forceinline__ void load_row(const DepthwiseParams& prm, const T* xb, int ih, int iw0,
+                                         Raw<T, VEC> (&row)[N]) {
     const bool row_in = ih >= 0 && ih < prm.g.h;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
@@ -91,8 +92,8 @@ __device__ __forceinline__ void copy_row(Raw<T, VEC> (&dst)[N], const Raw<T, VEC
 /// load and the rows' load overlap instead of taking two memory round trips at batch 1); a thread that is not
 /// `active` only joins it (its indices are clamped in range) and stops.
 template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
-__device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base,
-                                         int c0, int q0, int p_first, int p_end, bool active, BeforeWalk before_walk) {
+__device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base, int c0,
+                                         int q0, int p_first, int p_end, bool active, BeforeWalk before_walk) {
     using Acc = typename Math::Acc;
     constexpr int L = Math::kLanes;
     constexpr int A = (K - 1) / S + 1;
@@ -191,11 +192,11 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 /// Launch arguments shared by both tiled kernels (strip counts precomputed on the host).
 struct TiledArgs {
     DepthwiseParams prm;
-    int rows = 1;          ///< output rows per strip
-    int strips_q = 1;      ///< ceil(Q / COLS)
-    int strips_p = 1;      ///< ceil(P / rows)
-    int64_t strips = 0;    ///< nhwc: N * strips_p * strips_q; nchw: N * C * strips_p * strips_q
-    int cvecs = 0;         ///< nhwc: C / VEC
+    int rows = 1;        ///< output rows per strip
+    int strips_q = 1;    ///< ceil(Q / COLS)
+    int strips_p = 1;    ///< ceil(P / rows)
+    int64_t strips = 0;  ///< nhwc: N * strips_p * strips_q; nchw: N * C * strips_p * strips_q
+    int cvecs = 0;       ///< nhwc: C / VEC
 };
 
 // Grid: x over strips (block_y per block), y over channel blocks (blockDim.x vectors of VEC channels each). At least
@@ -213,9 +214,9 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     auto stage_taps = [&] {
         for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < K * K * block_c; i += nthreads) {
             const int tap = i / block_c, c = c_first + i % block_c;
-            w_s[i] = Math::stage(c < prm.g.c ? w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] +
-                                                   (tap % K) * prm.w_stride[3]]
-                                             : from_float<T>(0.0f));
+            w_s[i] = Math::stage(
+                c < prm.g.c ? w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] + (tap % K) * prm.w_stride[3]]
+                            : from_float<T>(0.0f));
         }
         __syncthreads();
     };
@@ -255,45 +256,6 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const int64_t y_base = n * prm.y_stride[0] + c * prm.y_stride[1];
     GlobalTaps<T, K> taps{static_cast<const T*>(prm.w) + c * prm.w_stride[0], prm.w_stride[2], prm.w_stride[3]};
     dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true, [] {});
-}
-
-/// Any depthwise convolution: one thread per output element; k_fastest walks outputs channel-innermost (NHWC).
-template <class T>
-__global__ void dw_generic_kernel(DepthwiseParams prm, bool k_fastest) {
-    const ConvGeometry& g = prm.g;
-    const int64_t total = int64_t{g.n} * g.k * g.p * g.q;
-    const T* x = static_cast<const T*>(prm.x);
-    const T* w = static_cast<const T*>(prm.w);
-    for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < total; i += int64_t{gridDim.x} * blockDim.x) {
-        int n, k, p, q;
-        int64_t rest = i;
-        if (k_fastest) {
-            k = static_cast<int>(rest % g.k), rest /= g.k;
-            q = static_cast<int>(rest % g.q), rest /= g.q;
-            p = static_cast<int>(rest % g.p), rest /= g.p;
-        } else {
-            q = static_cast<int>(rest % g.q), rest /= g.q;
-            p = static_cast<int>(rest % g.p), rest /= g.p;
-            k = static_cast<int>(rest % g.k), rest /= g.k;
-        }
-        n = static_cast<int>(rest);
-        const T* xc = x + n * prm.x_stride[0] + (k / prm.multiplier) * prm.x_stride[1];
-        const T* wk = w + k * prm.w_stride[0];
-        const int ih0 = p * g.stride_h - g.pad_h, iw0 = q * g.stride_w - g.pad_w;
-        float acc = 0.0f;
-        for (int r = 0; r < g.r; ++r) {
-            const int ih = ih0 + r * g.dil_h;
-            if (ih < 0 || ih >= g.h) continue;
-            for (int s = 0; s < g.s; ++s) {
-                const int iw = iw0 + s * g.dil_w;
-                if (iw < 0 || iw >= g.w) continue;
-                acc = fmaf(to_float(xc[ih * prm.x_stride[2] + iw * prm.x_stride[3]]),
-                           to_float(wk[r * prm.w_stride[2] + s * prm.w_stride[3]]), acc);
-            }
-        }
-        const int64_t off = n * prm.y_stride[0] + k * prm.y_stride[1] + p * prm.y_stride[2] + q * prm.y_stride[3];
-        static_cast<T*>(prm.y)[off] = from_float<T>(conv_epilogue_value<T>(prm.epilogue, acc, k, off));
-    }
 }
 
 /// Calls f(integral_constant K, integral_constant S) for the specialised (K, S); false when there is none.
@@ -341,10 +303,14 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
             dw_tiled_nhwc_kernel<T, decltype(vc)::value, K, S, decltype(cc)::value><<<grid, block, smem, stream>>>(a);
         };
         using std::integral_constant;
-        if (wide && tile.cols == 2) go(integral_constant<int, kWide>{}, integral_constant<int, 2>{});
-        else if (wide) go(integral_constant<int, kWide>{}, integral_constant<int, 1>{});
-        else if (tile.cols == 2) go(integral_constant<int, kNarrow>{}, integral_constant<int, 2>{});
-        else go(integral_constant<int, kNarrow>{}, integral_constant<int, 1>{});
+        if (wide && tile.cols == 2)
+            go(integral_constant<int, kWide>{}, integral_constant<int, 2>{});
+        else if (wide)
+            go(integral_constant<int, kWide>{}, integral_constant<int, 1>{});
+        else if (tile.cols == 2)
+            go(integral_constant<int, kNarrow>{}, integral_constant<int, 2>{});
+        else
+            go(integral_constant<int, kNarrow>{}, integral_constant<int, 1>{});
     });
 }
 
@@ -361,21 +327,13 @@ bool launch_tiled_nchw(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     });
 }
 
+/// The launcher each per-dtype .cu instantiates; false when the tile has no tiled kernel (the caller then runs
+/// the generic convolution).
 template <class T>
-void launch_generic(const DepthwiseParams& prm, bool k_fastest, cudaStream_t stream) {
-    const int64_t total = prm.g.out_pixels() * prm.g.k;
-    const int64_t blocks = std::min<int64_t>((total + kGenericThreads - 1) / kGenericThreads, int64_t{1} << 20);
-    dw_generic_kernel<T><<<static_cast<unsigned>(blocks), kGenericThreads, 0, stream>>>(prm, k_fastest);
-}
-
-/// The launcher each per-dtype .cu instantiates.
-template <class T>
-void launch_typed(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
-    if (prm.g.out_pixels() * prm.g.k == 0) return;
-    bool launched = false;
-    if (tile.kind == DepthwiseKernelKind::tiled_nhwc) launched = launch_tiled_nhwc<T>(prm, tile, stream);
-    if (tile.kind == DepthwiseKernelKind::tiled_nchw) launched = launch_tiled_nchw<T>(prm, tile, stream);
-    if (!launched) launch_generic<T>(prm, prm.y_stride[1] == 1, stream);
+bool launch_typed(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+    if (tile.kind == DepthwiseKernelKind::tiled_nhwc) return launch_tiled_nhwc<T>(prm, tile, stream);
+    if (tile.kind == DepthwiseKernelKind::tiled_nchw) return launch_tiled_nchw<T>(prm, tile, stream);
+    return false;
 }
 
 }  // namespace strata::cuda::dw

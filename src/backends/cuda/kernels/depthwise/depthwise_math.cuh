@@ -18,11 +18,24 @@
 
 namespace strata::cuda::dw {
 
-template <int Bytes> struct RawVec;
-template <> struct RawVec<16> { using type = uint4; };
-template <> struct RawVec<8> { using type = uint2; };
-template <> struct RawVec<4> { using type = unsigned int; };
-template <> struct RawVec<2> { using type = unsigned short; };
+template <int Bytes>
+struct RawVec;
+template <>
+struct RawVec<16> {
+    using type = uint4;
+};
+template <>
+struct RawVec<8> {
+    using type = uint2;
+};
+template <>
+struct RawVec<4> {
+    using type = unsigned int;
+};
+template <>
+struct RawVec<2> {
+    using type = unsigned short;
+};
 
 /// VEC elements of T as they sit in memory: one aligned load or store.
 template <class T, int VEC>
@@ -85,7 +98,7 @@ struct Half2Math {
 };
 
 /// The arithmetic of a tiled kernel for (T, VEC): fp16 pairs where there are pairs, float otherwise.
-template <class T, int VEC, bool Pairs = std::is_same_v<T, __half> && VEC % 2 == 0>
+template <class T, int VEC, bool Pairs = std::is_same_v<T, __half>&& VEC % 2 == 0>
 struct MathFor {
     using type = FloatMath<T, VEC>;
 };

@@ -53,8 +53,8 @@ class DepthwiseKernel final : public CudaKernel {
 public:
     DepthwiseKernel(const StepDesc& desc, int config)
         : desc_(desc), params_(depthwise_params(desc)), dtype_(desc.outputs[0].dtype) {
-        STRATA_ASSERT(depthwise_tile(desc, params_, config, tile_), "{}: depthwise config {} does not apply",
-                      desc.name, config);
+        STRATA_ASSERT(depthwise_tile(desc, params_, config, tile_), "{}: depthwise config {} does not apply", desc.name,
+                      config);
     }
 
     void launch(const StepBuffers& buffers, cudaStream_t stream) override {
