@@ -4,8 +4,7 @@
 // --precision / --layout given). Each timing is a CUDA graph of 20 launches, replayed; the median of 15 replays
 // per launch (bench/gpu_bench.h). Prints per layer: shape, GFLOP, strata's best (tactic#config), cuDNN's best, the
 // ratio strata / cuDNN and TFLOP/s, and the Hopper kernel alone (cuda.conv.implicit_gemm_sm90: its time and its
-// ratio to cuDNN; "-" where it cannot run, e.g. while it is behind the unverified-tactics gate: set
-// STRATA_UNVERIFIED_TACTICS=1 to time it); then the worst and the geometric mean ratio, for strata's best and for
+// ratio to cuDNN; "-" where it cannot run); then the worst and the geometric mean ratio, for strata's best and for
 // the sm90 kernel alone.
 //     conv_layers_gpu [--model resnet50] [--batch 64] [--precision fp16|bf16|fp32|tf32] [--layout nhwc|nchw]
 #include <fmt/format.h>

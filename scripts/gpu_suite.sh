@@ -6,7 +6,7 @@
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
-#   newkernels the families not yet run on a GPU (depthwise int8/backward, pointwise_narrow, sm90), + sanitizers
+#   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90), + sanitizers
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
 #             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct)
@@ -110,8 +110,7 @@ for stage in "${stages[@]}"; do
             done
             ;;
         newkernels)
-            # The kernel families written on 2026-12-01 that still need their first GPU run (some behind the
-            # unverified-tactics gate, whose tests open it themselves), then the sanitizers on them.
+            # The newest kernel families (NEW_FILTER names their tests), then the sanitizers on them.
             filter=${NEW_FILTER:-'GpuDepthwise*:DepthwiseBackward*:GpuDepthwiseInt8*:GpuConvPointwiseNarrow*:*Sm90*:GpuProfile*'}
             note "new kernel families ($filter)"
             build/tests/test_gpu --gtest_filter="$filter" > "$out/newkernels.log" 2>&1

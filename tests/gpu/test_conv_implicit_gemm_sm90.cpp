@@ -3,14 +3,11 @@
 // reference backend: odd N*P*Q (M tails), K and C multiples of 8 but not of 64 (N tails, K tails inside a slice,
 // several taps per slice), 1x1 and 3x3, strides 1/2, asymmetric pads, dilation, bias/activation/residual, ResNet-50
 // layer shapes at batch 1; and what the tactic must refuse, including devices other than compute capability 9.0
-// (those checks need no GPU: they call can_implement with a DeviceInfo made here). The family is behind the
-// unverified-tactics gate until these pass on a GPU: each test opens it (UnverifiedTacticsScope).
+// (those checks need no GPU: they call can_implement with a DeviceInfo made here).
 #include "backends/cuda/kernels/conv/implicit_gemm_sm90.h"
 #include "backends/cuda/param_forms.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "conv_gpu_check.h"
 #include "conv_step_runner.h"
-#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -51,7 +48,6 @@ const GpuConvCase kResnet50Cases[] = {
 
 TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnShapeTable) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 700000;
     for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config)
         for (const GpuConvCase& cc : kSm90Cases)
@@ -60,7 +56,6 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnShapeTable) {
 
 TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnResnet50Layers) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 710000;
     for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config)
         for (const GpuConvCase& cc : kResnet50Cases)
@@ -69,7 +64,6 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnResnet50Layers) {
 
 TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnRandomCases) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 720000;
     std::mt19937_64 rng(seed);
     ConvCaseLimits lim;
@@ -88,7 +82,6 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnRandomCases) {
 // y = relu(conv + bias + z): the residual is read 16 bytes at a time in the epilogue, before the activation.
 TEST(GpuConvImplicitGemmSm90, EveryConfigAddsResidualBeforeActivation) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 730000;
     const GpuConvCase cases[] = {
         {2, 16, 11, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},
@@ -120,7 +113,6 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigAddsResidualBeforeActivation) {
 // Each config is sized for blocks_per_sm blocks on an SM (shared memory, and registers through __launch_bounds__).
 TEST(GpuConvImplicitGemmSm90, EveryConfigReachesItsOccupancy) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     if (cuda::device_info(0).compute_capability() != 90 || !cuda::implicit_gemm_sm90_compiled())
         GTEST_SKIP() << "the sm90 tactic runs on compute capability 9.0 with sm_90a code only";
     for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config) {
@@ -135,7 +127,6 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigReachesItsOccupancy) {
 
 TEST(GpuConvImplicitGemmSm90, RefusesWhatItDoesNotCover) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     if (cuda::device_info(0).compute_capability() != 90 || !cuda::implicit_gemm_sm90_compiled())
         GTEST_SKIP() << "the sm90 tactic runs on compute capability 9.0 with sm_90a code only";
     const GpuConvCase ok{1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true};
@@ -184,7 +175,6 @@ cuda::DeviceInfo fake_device(int major, int minor) {
 }
 
 TEST(ConvImplicitGemmSm90Tactic, RefusesDevicesOtherThanComputeCapability90) {
-    UnverifiedTacticsScope gate;  // the device reasons come before the gate's; open it so that they are the ones seen
     for (auto [major, minor] :
          {std::pair{8, 0}, std::pair{8, 6}, std::pair{8, 9}, std::pair{10, 0}, std::pair{12, 0}}) {
         const cuda::DeviceInfo d = fake_device(major, minor);
@@ -196,16 +186,7 @@ TEST(ConvImplicitGemmSm90Tactic, RefusesDevicesOtherThanComputeCapability90) {
     EXPECT_NE(can_implement_on(nullptr, 0), "") << "no device: it cannot know the compute capability";
 }
 
-TEST(ConvImplicitGemmSm90Tactic, StaysBehindTheUnverifiedGateUntilOpened) {
-    if (cuda::unverified_tactics_enabled()) GTEST_SKIP() << "the environment opened the gate";
-    const cuda::DeviceInfo d = fake_device(9, 0);
-    if (!cuda::implicit_gemm_sm90_compiled()) GTEST_SKIP() << "no sm_90a code: refused for that reason first";
-    for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config)
-        EXPECT_NE(can_implement_on(&d, config).find("not yet verified"), std::string::npos) << "config " << config;
-}
-
 TEST(ConvImplicitGemmSm90Tactic, AcceptsComputeCapability90ExactlyWhenCompiledIn) {
-    UnverifiedTacticsScope gate;
     const cuda::DeviceInfo d = fake_device(9, 0);
     for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config) {
         const std::string why = can_implement_on(&d, config);

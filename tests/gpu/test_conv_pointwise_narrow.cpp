@@ -2,13 +2,10 @@
 // backend: every C it takes (8..64, with and without a half k-step of padding), K that is and is not a multiple of
 // the 32-channel group, pixel counts that end inside a 16-pixel tile, strides, bias or not, the fused activations,
 // the fused residual (before the activation), fp16 and bf16; a size large enough that every warp strides over
-// several tiles; and what it must refuse, with a reason (also checked on the host, without a GPU). The family is
-// behind the unverified-tactics gate until these pass on a GPU: each test opens it (UnverifiedTacticsScope).
+// several tiles; and what it must refuse, with a reason (also checked on the host, without a GPU).
 #include "backends/cuda/param_forms.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "conv_gpu_check.h"
 #include "conv_step_runner.h"
-#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -41,7 +38,6 @@ const GpuConvCase kPwCases[] = {
 
 TEST(GpuConvPointwiseNarrow, MatchesReferenceOnShapeTable) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed();
     for (const GpuConvCase& cc : kPwCases)
         for (DType dt : kDtypes) expect_conv_matches(cc, kPw, 0, dt, Layout::nhwc, seed += 10);
@@ -49,7 +45,6 @@ TEST(GpuConvPointwiseNarrow, MatchesReferenceOnShapeTable) {
 
 TEST(GpuConvPointwiseNarrow, MatchesReferenceOnRandomCases) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 100000;
     std::mt19937_64 rng(seed);
     const int64_t kChannels[] = {8, 16, 24, 32, 40, 64};
@@ -73,7 +68,6 @@ TEST(GpuConvPointwiseNarrow, MatchesReferenceOnRandomCases) {
 // 132 x 8 x 8 = 8448 warps, so every warp runs the loop (and the next-tile prefetch) at least once more.
 TEST(GpuConvPointwiseNarrow, LargeImageStridesOverTiles) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 200000;
     expect_conv_matches(pw_case(16, 16, 127, 127, 96, true, UnaryKind::Relu6), kPw, 0, DType::f16, Layout::nhwc,
                         seed + 1);
@@ -84,7 +78,6 @@ TEST(GpuConvPointwiseNarrow, LargeImageStridesOverTiles) {
 // y = relu(conv + bias + z): the residual is added before the activation (conv_step_runner's reference).
 TEST(GpuConvPointwiseNarrow, AddsResidualBeforeActivation) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 300000;
     const GpuConvCase cases[] = {
         pw_case(2, 16, 7, 9, 96, true),
@@ -108,7 +101,6 @@ TEST(GpuConvPointwiseNarrow, AddsResidualBeforeActivation) {
 // The residual as the IR carries it (Conv's input 3), with SiLU and HardSwish after the sum.
 TEST(GpuConvPointwiseNarrow, TakesIrInputZ) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     uint64_t seed = test_seed() + 400000;
     const GpuConvCase cases[] = {pw_case(2, 24, 9, 7, 144, true, UnaryKind::SiLU),
                                  pw_case(1, 32, 5, 11, 56, false, UnaryKind::HardSwish)};
@@ -136,7 +128,6 @@ void expect_refused_because(const GpuConvCase& cc, DType dtype, Layout layout, c
 
 TEST(GpuConvPointwiseNarrow, RefusesWhatItDoesNotCover) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // not yet verified on a GPU: its tests open the gate
     const GpuConvCase ok = pw_case(1, 16, 9, 9, 96, true);
     expect_conv_matches(ok, kPw, 0, DType::f16, Layout::nhwc, test_seed());  // the baseline does run
     expect_refused_because(ok, DType::f32, Layout::nhwc, "fp16 and bf16");
@@ -181,10 +172,7 @@ std::string host_can_implement(const GpuConvCase& cc, DType dtype, Layout layout
 
 TEST(GpuConvPointwiseNarrow, CanImplementReasonsOnHost) {
     const GpuConvCase ok = pw_case(1, 16, 9, 9, 96, true);
-    if (!cuda::unverified_tactics_enabled()) {  // the gate is shut unless the environment opened it
-        EXPECT_NE(host_can_implement(ok, DType::f16, Layout::nhwc).find("not yet verified"), std::string::npos);
-    }
-    UnverifiedTacticsScope gate;
+    EXPECT_EQ(host_can_implement(ok, DType::f16, Layout::nhwc), "");
     EXPECT_EQ(host_can_implement(pw_case(64, 16, 112, 112, 96, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
     EXPECT_EQ(host_can_implement(pw_case(64, 24, 56, 56, 144, true, UnaryKind::Relu6), DType::bf16, Layout::nhwc), "");
     EXPECT_EQ(host_can_implement(pw_case(64, 64, 14, 14, 384, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
