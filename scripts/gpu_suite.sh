@@ -82,11 +82,12 @@ for stage in "${stages[@]}"; do
         peers)
             note "peers"
             # torch.compile takes minutes per model and precision: PEERS_COMPILE=1 adds it when the budget allows.
+            # PEERS_FLAGS adds flags (e.g. --precisions fp16 --models resnet50).
             skip_compile=--skip-compile
             [[ -n ${PEERS_COMPILE:-} ]] && skip_compile=
             PYTHONUNBUFFERED=1 python3 bench/peers.py --strata build/strata --onnx-dir /tmp/strata_peers \
                 --models squeezenet1_1,mobilenet_v2,efficientnet_b0,shufflenet_v2_x1_0,googlenet,resnet18,resnet50 \
-                --batch 1,64 $skip_compile \
+                --batch 1,64 $skip_compile ${PEERS_FLAGS:-} \
                 --json "$out/peers.json" 2>&1 | tee "$out/peers.log" | tail -40
             ;;
         convbench)

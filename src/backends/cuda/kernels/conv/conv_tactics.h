@@ -13,5 +13,6 @@ CudaTactic implicit_gemm_sm90_conv_tactic();  ///< "cuda.conv.implicit_gemm_sm90
 CudaTactic direct_stem_tactic();              ///< "cuda.conv.direct_stem": few input channels
 CudaTactic depthwise_conv_tactic();           ///< "cuda.conv.depthwise": group == C (kernels/depthwise/)
 CudaTactic pointwise_narrow_tactic();         ///< "cuda.conv.pointwise_narrow": 1x1, C <= 64, store-bound expands
+CudaTactic stem_gemm_tactic();                ///< "cuda.conv.stem_gemm": 3x3 / 7x7 stems on 3 channels, tensor cores
 
 }  // namespace strata::cuda

@@ -1,91 +1,10 @@
-// pointwise_narrow.cu: the narrow pointwise convolution's kernel and launcher (see pointwise_narrow.h).
-#include <cstring>
-
-#include "backends/cuda/kernels/common/activation_vec.cuh"
-#include "backends/cuda/kernels/common/dtype.cuh"
-#include "backends/cuda/kernels/common/mma.cuh"
-#include "backends/cuda/kernels/conv/pointwise_narrow.h"
+// pointwise_narrow.cu: the narrow pointwise convolution's tile policy and launcher (see pointwise_narrow.h; the
+// kernel is narrow_gemm.cuh's, NOTE [pointwise narrow tiles] there).
+#include "backends/cuda/kernels/conv/narrow_gemm.cuh"
 
 namespace strata::cuda {
 
-// NOTE [pointwise narrow tiles]
-// Block: 8 warps share the weights, staged once per block in shared memory in mma-fragment order, and the bias;
-// blocks then stride over the pixel tiles, so the staging is paid once per block, not per pixel.
-// Warp tile: 16 consecutive output pixels x all K channels. The warp loads the 16 input pixels' C channels with
-// 16-byte loads (16*C/8 chunks, at most 4 per lane) into its own shared tile, reads them back as mma A fragments
-// (ldmatrix, Cp/16 = KS k-steps), and loads the next tile's chunks into registers while it computes this one.
-// Channel group: 32 output channels = 4 mma n-tiles of 8. The weight rows are permuted inside the group so that
-// the accumulator layout (lane = 4g + t holds columns 2t, 2t+1 of each n-tile, rows g and g+8) puts channels
-// 8t .. 8t+7 of the group in lane t: n-tile nt's column n computes channel 8*(n/2) + 2*nt + n%2. So each lane
-// ends with 8 consecutive channels of 2 pixels, applies the epilogue and stores 16 bytes per pixel; the 4 lanes of
-// a quad write one pixel's 64 contiguous bytes. K not a multiple of 32: the last group computes zeros for the
-// missing channels (zero weights) and its lanes past K store nothing.
-// Why tensor cores and not fp32 FMAs: on H200 the issue budget at 4 TB/s is ~19 instructions per output element of
-// features.2 (C=16, K=96; 180 MB in 45 us = 1.5 G lane-instructions for 77 M outputs). One FFMA per input channel
-// per output (16-24 here, 64 at C=64) plus weight loads and the epilogue would make the kernel issue-bound.
-// Instructions per output element, per lane per group (16 outputs): 2*KS LDS.128 (weights) + 2 LDS.128 (bias) +
-// 16 MOV (accumulators from the bias) + 4*KS HMMA + 8 F2F (pack pairs) + 2 STG.128 + ~12 address/predicate, plus the
-// activation (16 for ReLU, 32 for ReLU6, ~5 per value for SiLU: see pw_activation) and the residual (2 LDG.128 +
-// ~32) when fused: about 4 per output with ReLU6 and no residual (KS = 1), ~9 with SiLU, +2 with a residual; the
-// tile loads add < 1. So the store stream, not issue, is the bound.
-
 namespace {
-
-constexpr int kThreads = kPwWarps * 32;
-
-template <class T>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi);
-template <>
-__device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &h, 4);
-    return u;
-}
-template <>
-__device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &h, 4);
-    return u;
-}
-
-template <class T>
-__device__ __forceinline__ float2 unpack2(uint32_t u);
-template <>
-__device__ __forceinline__ float2 unpack2<__half>(uint32_t u) {
-    __half2 h;
-    memcpy(&h, &u, 4);
-    return __half22float2(h);
-}
-template <>
-__device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t u) {
-    __nv_bfloat162 h;
-    memcpy(&h, &u, 4);
-    return __bfloat1622float2(h);
-}
-
-// The fused activation on a lane's 16 values, the kind decided once. SiLU, Sigmoid and HardSwish use the fast
-// intrinsics (__expf, __fdividef, a multiply by 1/6): ~4-5 instructions per value instead of ~20 for expf plus an
-// IEEE division (or ~10 for HardSwish's x / 6), which would make EfficientNet's and MobileNetV3's expand layers
-// issue-bound (NOTE above). They differ from the reference's formulas by a few fp32 ulps, far below the rounding of
-// the fp16/bf16 store. For x below about -88, 1 + __expf(-x) is +inf and __fdividef returns 0: the limit.
-template <int N>
-__device__ __forceinline__ void pw_activation(const ActivationParams& a, float (&v)[N]) {
-    using K = ir::UnaryKind;
-    if (a.kind == static_cast<int>(K::SiLU)) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) v[i] = __fdividef(v[i], 1.0f + __expf(-v[i]));
-    } else if (a.kind == static_cast<int>(K::Sigmoid)) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) v[i] = __fdividef(1.0f, 1.0f + __expf(-v[i]));
-    } else if (a.kind == static_cast<int>(K::HardSwish)) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) v[i] *= fminf(fmaxf(fmaf(v[i], 1.0f / 6.0f, 0.5f), 0.0f), 1.0f);
-    } else {
-        apply_activation_each<N>(a, v);
-    }
-}
 
 // Element offset of output pixel `pix`'s input pixel. Stride 1 (H == P, W == Q) needs no division.
 __device__ __forceinline__ int64_t input_offset(const PointwiseNarrowParams& prm, int64_t pix) {
@@ -96,155 +15,47 @@ __device__ __forceinline__ int64_t input_offset(const PointwiseNarrowParams& prm
     return ((n * prm.in_h + p * prm.stride_h) * prm.in_w + q * prm.stride_w) * prm.c;
 }
 
-// Weights [K][C] (2-byte elements) -> shared uint4 [group][ks][half][lane]: lane (g, t)'s B fragments of the four
-// n-tiles of k-step ks, half 0 holding n-tiles 0-1 and half 1 n-tiles 2-3 (each n-tile: k rows 2t, 2t+1, then
-// 2t+8, 2t+9, of column g). Lane-contiguous uint4 rows make the fragment reads conflict-free. Zero past K and C.
+// The 1x1 convolution's tile: 16 input pixels' C channels, loaded with 16-byte loads (16*C/8 chunks, at most 4 per
+// lane) into registers, stored to the warp's tile when the previous round is done. Rows past the end read zeros.
 template <int KS>
-__device__ void stage_weights(const PointwiseNarrowParams& prm, int groups, uint32_t* words, float* bias_s) {
-    const uint16_t* w = static_cast<const uint16_t*>(prm.w);
-    const int total = groups * KS * 2 * 32 * 4;
-    // Unrolled so that several iterations' L2 reads are in flight at once: every block pays this latency once,
-    // up front, and a 20 us layer has ~10 of these per thread.
-#pragma unroll 4
-    for (int i = threadIdx.x; i < total; i += blockDim.x) {
-        const int word = i % 4, lane = (i / 4) % 32, half = (i / 128) % 2, ks = (i / 256) % KS, kg = i / (256 * KS);
-        const int nt = 2 * half + word / 2, reg = word % 2;
-        const int g = lane / 4, t = lane % 4;
-        const int ch = kg * kPwGroupChannels + 8 * (g >> 1) + 2 * nt + (g & 1);
-        const int c0 = ks * 16 + reg * 8 + 2 * t;  // even, and C % 8 == 0: c0 < C implies c0 + 1 < C
-        uint32_t v = 0;
-        if (ch < prm.k && c0 < prm.c) {
-            const int64_t at = int64_t{ch} * prm.c + c0;
-            v = uint32_t{w[at]} | (uint32_t{w[at + 1]} << 16);
-        }
-        words[i] = v;
-    }
-    for (int i = threadIdx.x; i < groups * kPwGroupChannels; i += blockDim.x)
-        bias_s[i] = prm.epilogue.bias && i < prm.k ? prm.epilogue.bias[i] : 0.0f;
-}
+struct PointwiseTile {
+    static constexpr int kRows = kPwTileRows;
+    struct Source {};
 
-// One warp's loads of a tile: chunk i (16 bytes) is row i / (C/8), part i % (C/8). Rows past the end read zeros.
-template <int KS>
-__device__ __forceinline__ void load_tile(const PointwiseNarrowParams& prm, int64_t tile, int lane, uint4 (&pre)[KS]) {
-    const int parts = prm.c / 8, chunks = kPwTileRows * parts;
-    const uint16_t* x = static_cast<const uint16_t*>(prm.x);
-#pragma unroll
-    for (int j = 0; j < KS; ++j) {
-        const int i = lane + 32 * j;
-        if (i >= chunks) break;
-        const int row = i / parts, part = i - row * parts;
-        const int64_t pix = tile * kPwTileRows + row;
-        pre[j] = pix < prm.pixels ? __ldg(reinterpret_cast<const uint4*>(x + input_offset(prm, pix) + part * 8))
-                                  : make_uint4(0, 0, 0, 0);
-    }
-}
+    __device__ PointwiseTile(const PointwiseNarrowParams& prm, const Source&) : prm(prm) {}
 
-template <int KS>
-__device__ __forceinline__ void store_tile(const PointwiseNarrowParams& prm, int lane, const uint4 (&pre)[KS],
-                                           uint16_t* xt, int ldx) {
-    const int parts = prm.c / 8, chunks = kPwTileRows * parts;
+    __device__ __forceinline__ void load(int64_t round, int lane) {
+        const int parts = prm.c / 8, chunks = kRows * parts;
+        const uint16_t* x = static_cast<const uint16_t*>(prm.x);
 #pragma unroll
-    for (int j = 0; j < KS; ++j) {
-        const int i = lane + 32 * j;
-        if (i >= chunks) break;
-        const int row = i / parts, part = i - row * parts;
-        *reinterpret_cast<uint4*>(xt + row * ldx + part * 8) = pre[j];
-    }
-}
-
-// Channel group kg of the warp's tile: 4 n-tiles x KS k-steps of mma, then lane (g, t) finishes channels
-// kg*32 + 8t .. +8 of pixels pix0 (row g) and pix0 + 8 (row g + 8).
-template <class T, int KS>
-__device__ __forceinline__ void group_mma_store(const PointwiseNarrowParams& prm, const uint32_t (&a)[KS][4],
-                                                const uint4* w_frag, const float* bias_s, int kg, int lane,
-                                                int64_t pix0) {
-    const int t = lane % 4, ch = kg * kPwGroupChannels + 8 * t;
-    const float4 b_lo = *reinterpret_cast<const float4*>(bias_s + ch);
-    const float4 b_hi = *reinterpret_cast<const float4*>(bias_s + ch + 4);
-    const float bias[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
-    float acc[4][4];
-#pragma unroll
-    for (int nt = 0; nt < 4; ++nt) {
-        acc[nt][0] = acc[nt][2] = bias[2 * nt];
-        acc[nt][1] = acc[nt][3] = bias[2 * nt + 1];
-    }
-#pragma unroll
-    for (int ks = 0; ks < KS; ++ks) {
-        const uint4 lo = w_frag[((kg * KS + ks) * 2 + 0) * 32 + lane];
-        const uint4 hi = w_frag[((kg * KS + ks) * 2 + 1) * 32 + lane];
-        const uint32_t b[4][2] = {{lo.x, lo.y}, {lo.z, lo.w}, {hi.x, hi.y}, {hi.z, hi.w}};
-#pragma unroll
-        for (int nt = 0; nt < 4; ++nt) mma_16816<T>(acc[nt], a[ks], b[nt]);
-    }
-    if (ch >= prm.k) return;  // the last group's lanes past K (after the warp-wide mma)
-    // v[r * 8 + j]: row r, channel ch + j, where j = 2nt + e came from n-tile nt's accumulator column 2t + e.
-    float v[16];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) v[j] = acc[j / 2][j % 2], v[8 + j] = acc[j / 2][2 + j % 2];
-    const int64_t pix[2] = {pix0, pix0 + 8};
-    if (prm.epilogue.residual) {
-        const T* z = static_cast<const T*>(prm.epilogue.residual);
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-            if (pix[r] >= prm.pixels) continue;
-            // A plain load, not __ldg: should a plan ever run this step in place (Y over Z), each lane still reads
-            // its 16 bytes of Z before it writes the same 16 bytes of Y, and no other lane touches them.
-            const uint4 zz = *reinterpret_cast<const uint4*>(z + pix[r] * prm.k + ch);
-            const uint32_t zw[4] = {zz.x, zz.y, zz.z, zz.w};
-#pragma unroll
-            for (int i = 0; i < 4; ++i) {
-                const float2 f = unpack2<T>(zw[i]);
-                v[r * 8 + 2 * i] += f.x, v[r * 8 + 2 * i + 1] += f.y;
-            }
+        for (int j = 0; j < KS; ++j) {
+            const int i = lane + 32 * j;
+            if (i >= chunks) break;
+            const int row = i / parts, part = i - row * parts;
+            const int64_t pix = round * kRows + row;
+            pre[j] = pix < prm.pixels ? __ldg(reinterpret_cast<const uint4*>(x + input_offset(prm, pix) + part * 8))
+                                      : make_uint4(0, 0, 0, 0);
         }
     }
-    pw_activation<16>(prm.epilogue.act, v);
-    T* y = static_cast<T*>(prm.y);
+
+    __device__ __forceinline__ void store(uint16_t* xt, int ldx, int lane) const {
+        const int parts = prm.c / 8, chunks = kRows * parts;
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-        if (pix[r] >= prm.pixels) continue;
-        const float* u = v + r * 8;
-        const uint4 out =
-            make_uint4(pack2<T>(u[0], u[1]), pack2<T>(u[2], u[3]), pack2<T>(u[4], u[5]), pack2<T>(u[6], u[7]));
-        *reinterpret_cast<uint4*>(y + pix[r] * prm.k + ch) = out;
+        for (int j = 0; j < KS; ++j) {
+            const int i = lane + 32 * j;
+            if (i >= chunks) break;
+            const int row = i / parts, part = i - row * parts;
+            *reinterpret_cast<uint4*>(xt + row * ldx + part * 8) = pre[j];
+        }
     }
-}
 
-template <class T, int KS>
-__global__ void __launch_bounds__(kThreads) pointwise_narrow_kernel(PointwiseNarrowParams prm) {
-    constexpr int kCp = KS * 16, kLdx = kCp + 8;  // tile row stride: an odd number of 16-byte units
-    extern __shared__ __align__(16) unsigned char smem[];
-    const int groups = (prm.k + kPwGroupChannels - 1) / kPwGroupChannels;
-    uint4* w_frag = reinterpret_cast<uint4*>(smem);
-    float* bias_s = reinterpret_cast<float*>(smem + static_cast<size_t>(groups) * kPwGroupChannels * kCp * 2);
-    uint16_t* tiles = reinterpret_cast<uint16_t*>(bias_s + groups * kPwGroupChannels);
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    uint16_t* xt = tiles + warp * kPwTileRows * kLdx;
-
-    // The first tile's loads fly while the block stages the weights.
-    const int64_t tiles_total = (prm.pixels + kPwTileRows - 1) / kPwTileRows;
-    const int64_t step = int64_t{gridDim.x} * kPwWarps;
-    int64_t tile = int64_t{blockIdx.x} * kPwWarps + warp;
+    PointwiseNarrowParams prm;
     uint4 pre[KS];
-    if (tile < tiles_total) load_tile<KS>(prm, tile, lane, pre);
+};
 
-    stage_weights<KS>(prm, groups, reinterpret_cast<uint32_t*>(w_frag), bias_s);
-    const int pad = kCp - prm.c;  // 0 or 8 columns the loads never write: the mma must read zeros there
-    for (int i = lane; i < kPwTileRows * pad; i += 32) xt[(i / pad) * kLdx + prm.c + i % pad] = 0;
-    __syncthreads();
-
-    for (; tile < tiles_total; tile += step) {
-        store_tile<KS>(prm, lane, pre, xt, kLdx);
-        __syncwarp();
-        if (tile + step < tiles_total) load_tile<KS>(prm, tile + step, lane, pre);  // in flight while we compute
-        uint32_t a[KS][4];
-#pragma unroll
-        for (int ks = 0; ks < KS; ++ks)
-            ldmatrix_x4(a[ks], shared_address(xt + (lane & 15) * kLdx + ks * 16 + (lane >> 4) * 8));
-        __syncwarp();  // every lane has read the tile before the next iteration overwrites it
-        const int64_t pix0 = tile * kPwTileRows + lane / 4;
-        for (int kg = 0; kg < groups; ++kg) group_mma_store<T, KS>(prm, a, w_frag, bias_s, kg, lane, pix0);
-    }
+template <class T, int KS>
+__global__ void __launch_bounds__(kNarrowThreads) pointwise_narrow_kernel(PointwiseNarrowParams prm) {
+    narrow_gemm_body<T, KS, PointwiseTile<KS>>(prm, {});
 }
 
 using KernelFn = void (*)(PointwiseNarrowParams);
@@ -280,13 +91,13 @@ cudaError_t pointwise_narrow_prepare(DType dtype, int c, size_t smem_bytes, size
     // The device's limit, not this step's need: steps of other K share the function and may need more.
     cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_limit));
     if (e != cudaSuccess) return e;
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, kThreads, smem_bytes);
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, fn, kNarrowThreads, smem_bytes);
 }
 
 void pointwise_narrow_launch(const PointwiseNarrowParams& params, DType dtype, int grid, cudaStream_t stream) {
     KernelFn fn = kernel_for(dtype, params.c);
     if (!fn || params.pixels == 0 || grid <= 0) return;  // the tactic refuses other dtypes and C
-    fn<<<grid, kThreads, pointwise_narrow_smem_bytes(params.c, params.k), stream>>>(params);
+    fn<<<grid, kNarrowThreads, pointwise_narrow_smem_bytes(params.c, params.k), stream>>>(params);
 }
 
 }  // namespace strata::cuda

@@ -32,17 +32,21 @@ inline int pw_padded_k(int k) {
     return (k + kPwGroupChannels - 1) / kPwGroupChannels * kPwGroupChannels;
 }
 
-/// Dynamic shared memory of one block: the weights in mma-fragment order (2-byte elements, [Kp][Cp]), the bias as
-/// float [Kp], and each warp's input tile of 16 rows of Cp + 8 elements (the 8 make the row stride an odd number of
-/// 16-byte units, so ldmatrix reads 8 rows from 8 distinct bank groups).
-inline size_t pointwise_narrow_smem_bytes(int c, int k) {
+/// Dynamic shared memory of one block of narrow_gemm.cuh's kernel with a reduction of `c` (input channels, or
+/// R*S*C taps) and tiles of `rows` pixels per warp: the weights in mma-fragment order (2-byte elements, [Kp][Cp]), the
+/// bias as float [Kp], and each warp's input tile of `rows` rows of Cp + 8 elements (the 8 make the row stride an
+/// odd number of 16-byte units, so ldmatrix reads 8 rows from 8 distinct bank groups).
+inline size_t narrow_gemm_smem_bytes(int c, int k, int rows) {
     const size_t cp = pw_padded_c(c), kp = pw_padded_k(k);
-    return kp * cp * 2 + kp * sizeof(float) + size_t{kPwWarps} * kPwTileRows * (cp + 8) * 2;
+    return kp * cp * 2 + kp * sizeof(float) + size_t{kPwWarps} * rows * (cp + 8) * 2;
+}
+inline size_t pointwise_narrow_smem_bytes(int c, int k) {
+    return narrow_gemm_smem_bytes(c, k, kPwTileRows);
 }
 
 struct PointwiseNarrowParams {
     int64_t pixels = 0;                            ///< output pixels N * P * Q
-    int c = 0, k = 0;                              ///< input / output channels
+    int c = 0, k = 0;                              ///< input (stem: R*S*C taps) / output channels
     int in_h = 1, in_w = 1, out_h = 1, out_w = 1;  ///< spatial sizes (read when strided)
     int stride_h = 1, stride_w = 1;
     const void* x = nullptr;  ///< NHWC [N, H, W, C], 16-byte aligned

@@ -1,5 +1,6 @@
 // register_conv.cpp: the convolution family's tactics (generic direct, tensor-core implicit GEMM and its sm_90a
-// wgmma form, few-channel stem, depthwise, narrow pointwise, and the fully-connected kernels that reuse them).
+// wgmma form, few-channel stems (direct and tensor-core), depthwise, narrow pointwise, and the fully-connected
+// kernels that reuse them).
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 
 namespace strata::cuda {
@@ -13,6 +14,7 @@ void register_conv_tactics(CudaTacticRegistry& registry) {
     registry.add(direct_stem_tactic());
     registry.add(depthwise_conv_tactic());
     registry.add(pointwise_narrow_tactic());
+    registry.add(stem_gemm_tactic());
 }
 
 }  // namespace strata::cuda

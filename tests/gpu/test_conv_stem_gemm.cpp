@@ -1,0 +1,135 @@
+// test_conv_stem_gemm.cpp: the tensor-core stem (cuda.conv.stem_gemm) against the reference backend: the 3x3 and
+// 7x7 three-channel stems of the zoo (stride 2, with and without padding, asymmetric SAME pads), stride 1 and
+// dilation 2, K from 8 to 96 (whole and partial 32-channel groups), pixel counts that end inside a 32-pixel round,
+// the fused activations and residual, fp16 and bf16; random shapes; an image large enough that every warp takes
+// several rounds; and what it must refuse, with a reason (also on the host, without a GPU).
+#include "backends/cuda/param_forms.h"
+#include "conv_gpu_check.h"
+#include "conv_step_runner.h"
+
+namespace strata::test {
+namespace {
+
+using ir::UnaryKind;
+
+constexpr const char* kStemGemm = "cuda.conv.stem_gemm";
+const DType kDtypes[] = {DType::f16, DType::bf16};
+
+// n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act
+const GpuConvCase kCases[] = {
+    {1, 3, 57, 59, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu},       // ResNet stem, odd size
+    {3, 3, 33, 31, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::HardSwish},  // MobileNet stem
+    {2, 3, 29, 30, 24, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1, true, UnaryKind::SiLU},       // SAME pads, K = 24
+    {2, 3, 35, 35, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu},       // SqueezeNet: no padding
+    {1, 3, 23, 25, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, false},                       // dilation 2, stride 1
+    {1, 3, 19, 21, 40, 7, 7, 1, 2, 1, 1, 3, 2, 3, 1, 1, true, UnaryKind::Relu6},      // K = 40, stride 1x2
+    {1, 3, 5, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true, UnaryKind::Sigmoid},       // K = 8, 35 pixels
+    {1, 3, 9, 11, 96, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1, true, UnaryKind::Relu6},       // K = 96, three groups
+    {2, 3, 3, 3, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true},                          // taps mostly outside
+};
+
+TEST(GpuConvStemGemm, MatchesReferenceOnShapeTable) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed();
+    for (const GpuConvCase& cc : kCases)
+        for (DType dt : kDtypes) expect_conv_matches(cc, kStemGemm, 0, dt, Layout::nhwc, seed += 10);
+}
+
+TEST(GpuConvStemGemm, MatchesReferenceOnRandomCases) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 100000;
+    std::mt19937_64 rng(seed);
+    ConvCaseLimits lim;
+    lim.channels = {3};
+    lim.outputs = {8, 16, 24, 32, 40, 64, 72};
+    lim.kernels = {3, 7};
+    lim.max_hw = 40;
+    for (int i = 0; i < 30; ++i) {
+        GpuConvCase cc = random_conv_case(rng, lim);
+        cc.kw = cc.kh;  // square filters: the shapes the kernel is compiled for
+        cc.pl = std::min(cc.pl, cc.kw / 2 + 1), cc.pr = std::min(cc.pr, cc.kw / 2);
+        cc.h = std::max(cc.h, cc.kh * cc.dh), cc.w = std::max(cc.w, cc.kw * cc.dw);
+        expect_conv_matches(cc, kStemGemm, 0, kDtypes[i % 2], Layout::nhwc, seed + i);
+    }
+}
+
+// 24 x 111 x 111 pixels = 9240 rounds of 32 for the 3x3 stem, more than the 8448 warps an H200 holds at 8 blocks of
+// 256 threads per SM; the 7x7 kernel's larger tiles allow fewer blocks, and 8 x 112 x 112 = 3136 rounds exceed them.
+TEST(GpuConvStemGemm, LargeImageStridesOverRounds) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 200000;
+    expect_conv_matches({24, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu}, kStemGemm, 0,
+                        DType::f16, Layout::nhwc, seed + 1);
+    expect_conv_matches({8, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu}, kStemGemm, 0,
+                        DType::bf16, Layout::nhwc, seed + 2);
+}
+
+// y = relu(conv + bias + z): the residual is added before the activation (conv_step_runner's reference).
+TEST(GpuConvStemGemm, AddsResidualBeforeActivation) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 300000;
+    const GpuConvCase cases[] = {
+        {2, 3, 17, 19, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},
+        {1, 3, 13, 11, 40, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, false},
+    };
+    for (const GpuConvCase& cc : cases)
+        for (DType dt : kDtypes) {
+            seed += 10;
+            const std::string what =
+                fmt::format("{} {} residual + Relu: {} (seed {})", kStemGemm, dtype_name(dt), cc.str(), seed);
+            ConvStepResult r = run_conv_step(cc, kStemGemm, 0, dt, Layout::nhwc, seed, {.residual = true});
+            ASSERT_EQ(r.refused, "") << what;
+            EXPECT_LE(r.max_rel_error, gpu_tolerance(dt)) << what;
+            EXPECT_EQ(r.unwritten, 0) << what;
+        }
+}
+
+// can_implement alone, on the host (no device in the desc: this also runs in CI).
+std::string host_can_implement(const GpuConvCase& cc, DType dtype, Layout layout) {
+    auto graph = conv_case_graph(cc, 1);
+    const ir::Node& node = graph->nodes()[0];
+    cuda::StepDesc desc;
+    desc.node = &node;
+    desc.name = node.name;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+        if (node.inputs[i] == ir::kNoValue) {
+            desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});
+            continue;
+        }
+        desc.inputs.push_back(
+            cuda::value_desc(graph->value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
+    }
+    desc.outputs.push_back(cuda::value_desc(graph->value(node.outputs[0]), dtype, layout));
+    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kStemGemm);
+    EXPECT_NE(tactic, nullptr);
+    return tactic ? tactic->can_implement(desc, 0) : "no tactic";
+}
+
+TEST(GpuConvStemGemm, CanImplementReasonsOnHost) {
+    const GpuConvCase ok{64, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu};
+    const GpuConvCase resnet{64, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu};
+    EXPECT_EQ(host_can_implement(ok, DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(resnet, DType::bf16, Layout::nhwc), "");
+    auto expect_reason = [](const std::string& reason, const std::string& part) {
+        EXPECT_NE(reason.find(part), std::string::npos) << "reason '" << reason << "' should mention '" << part << "'";
+    };
+    expect_reason(host_can_implement(ok, DType::f32, Layout::nhwc), "fp16 and bf16");
+    expect_reason(host_can_implement(ok, DType::f16, Layout::nchw), "nhwc");
+    GpuConvCase four = ok;
+    four.c = 4;
+    expect_reason(host_can_implement(four, DType::f16, Layout::nhwc), "3 input channels");
+    GpuConvCase five = ok;
+    five.kh = five.kw = 5;
+    expect_reason(host_can_implement(five, DType::f16, Layout::nhwc), "3x3 or 7x7");
+    GpuConvCase rect = ok;
+    rect.kw = 7;
+    expect_reason(host_can_implement(rect, DType::f16, Layout::nhwc), "3x3 or 7x7");
+    GpuConvCase odd_k = ok;
+    odd_k.m = 20;
+    expect_reason(host_can_implement(odd_k, DType::f16, Layout::nhwc), "K % 8");
+    GpuConvCase one_d{1, 3, 0, 21, 16, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true};
+    expect_reason(host_can_implement(one_d, DType::f16, Layout::nhwc), "2-D");
+}
+
+}  // namespace
+}  // namespace strata::test
