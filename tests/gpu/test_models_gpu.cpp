@@ -3,9 +3,12 @@
 // README.md: fp32 max |got - want| / max |want| <= 1e-4; fp16/bf16 <= 2e-2 and the same top-1 class per row).
 // Beside the five shared models, any torchvision model exported there by export.py (resnet18, resnet50, ...) is
 // checked too when present (issue 3, acceptance 1), and the *_rescaled variants of scripts/export_rescaled.py: the
-// shared depthwise networks' default init leaves logits of 1e-9 to 1e-14, below fp16's range.
+// shared depthwise networks' default init leaves logits of 1e-9 to 1e-14, below fp16's range (those fp16 cases skip,
+// saying so: kFp16RepresentableLogits).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "gpu_support.h"
@@ -32,6 +35,18 @@ int64_t argmax_row(const Tensor& t, int64_t row) {
     return best;
 }
 
+double max_abs(const Tensor& t) {
+    const float* p = static_cast<const float*>(t.raw());
+    double m = 0;
+    for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, static_cast<double>(std::fabs(p[i])));
+    return m;
+}
+
+// fp16 stores any value below its smallest subnormal, 2^-24, with an error of up to 2^-25; logits whose largest
+// magnitude is under 2^-25 / 2e-2 (1.5e-6) cannot be written to within the tolerance by any fp16 engine (PyTorch's
+// own fp16 returns zeros there: scripts/export_rescaled.py prints it), so such a case says nothing about strata.
+constexpr double kFp16RepresentableLogits = 0x1p-25 / 2e-2;
+
 class GpuModels : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
@@ -45,14 +60,18 @@ TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
     STRATA_REQUIRE_SHARED_PATH(onnx, "models/" + c.model + ".onnx");
     STRATA_REQUIRE_SHARED_PATH(input_path, "models/" + c.model + ".input.npy");
     STRATA_REQUIRE_SHARED_PATH(logits_path, "models/" + c.model + ".logits.npy");
+    auto want = Tensor::from_npy(logits_path);
+    ASSERT_TRUE(want.ok());
+    if (c.precision == Precision::fp16 && max_abs(*want) < kFp16RepresentableLogits)
+        GTEST_SKIP() << c.model << ": max |logit| " << max_abs(*want) << " is below what fp16 can hold to 2e-2 ("
+                     << kFp16RepresentableLogits << "); " << c.model << "_rescaled checks this architecture in fp16";
     auto model = Model::from_onnx(onnx);
     ASSERT_TRUE(model.ok()) << model.status().message();
     BuildOptions options{.device = Device::cuda(), .precision = c.precision, .batch = 2};
     auto engine = Engine::build(*model, options);
     ASSERT_TRUE(engine.ok()) << engine.status().message();
     auto input = Tensor::from_npy(input_path);
-    auto want = Tensor::from_npy(logits_path);
-    ASSERT_TRUE(input.ok() && want.ok());
+    ASSERT_TRUE(input.ok());
     auto ctx = engine->make_context();
     ASSERT_TRUE(ctx.ok()) << ctx.status().message();
     const std::string in_name = model->inputs()[0].name, out_name = model->outputs()[0].name;
