@@ -6,8 +6,10 @@
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
-#   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90), + sanitizers
+#   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90, stem_gemm, fused
+#             separable), + sanitizers
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS)
+#   sepbench  bench/separable_gpu: the fused depthwise -> pointwise kernel against the two separate steps (issue 4)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
 #             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct)
 # Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
@@ -112,11 +114,15 @@ for stage in "${stages[@]}"; do
             ;;
         newkernels)
             # The newest kernel families (NEW_FILTER names their tests), then the sanitizers on them.
-            filter=${NEW_FILTER:-'GpuDepthwise*:DepthwiseBackward*:GpuDepthwiseInt8*:GpuConvPointwiseNarrow*:*Sm90*:GpuProfile*'}
+            filter=${NEW_FILTER:-'GpuDepthwise*:DepthwiseBackward*:GpuDepthwiseInt8*:GpuConvPointwiseNarrow*:*Sm90*:GpuConvStemGemm*:*Separable*:GpuProfile*'}
             note "new kernel families ($filter)"
             build/tests/test_gpu --gtest_filter="$filter" > "$out/newkernels.log" 2>&1
             echo "exit $?"; grep -E "^\[  (PASSED|FAILED) |tests ran" "$out/newkernels.log" | head -20
             sanitize "$filter:-*LargeImage*" newkernels
+            ;;
+        sepbench)
+            note "fused depthwise -> pointwise"
+            build/bench/separable_gpu --batch ${SEP_BATCHES:-1,64} 2>&1 | tee "$out/separable.log"
             ;;
         dwbench)
             note "depthwise layers"

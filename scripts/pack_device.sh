@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs what a GPU run needs into .device/ (git-ignored; name it in the device tool's `carry`): the strata tool,
 # the GPU test executable with its CTest files, the bench programs, and shared/models/export.py, which re-creates
-# the models there (shared/ does not travel). Binaries go in one xz archive: the device call carries at most 64 MiB.
+# the models there (shared/ does not travel). Binaries go in one xz archive with a dictionary larger than a binary, so
+# that the copies of the library the executables share compress once: the device call carries at most 64 MiB.
 # Then, on the GPU machine: scripts/gpu_suite.sh (see there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,6 @@ if [[ ! -e .device/conformance.tar.xz && -d ../shared/conformance ]]; then
     tar -C ../shared -cf - conformance | xz -T2 -6 > .device/conformance.tar.xz
 fi
 rm -f .device/bin.tar.xz
-tar -cf - "${files[@]}" -C "$stage" "$build/tests/CTestTestfile.cmake" | xz -T2 -6 > .device/bin.tar.xz
+tar -cf - "${files[@]}" -C "$stage" "$build/tests/CTestTestfile.cmake" | xz -T1 --lzma2=preset=6,dict=256MiB > .device/bin.tar.xz
 ls -la .device/bin.tar.xz
 echo "packed: ${files[*]}"

@@ -11,11 +11,10 @@
 // registers overlaps them with the mma work.
 #pragma once
 
-#include <cstring>
-
-#include "backends/cuda/kernels/common/activation_vec.cuh"
+#include "backends/cuda/kernels/common/activation_fast.cuh"
 #include "backends/cuda/kernels/common/dtype.cuh"
 #include "backends/cuda/kernels/common/mma.cuh"
+#include "backends/cuda/kernels/common/pack.cuh"
 #include "backends/cuda/kernels/conv/pointwise_narrow.h"
 
 namespace strata::cuda {
@@ -42,60 +41,6 @@ namespace strata::cuda {
 // tile loads add < 1. So the store stream, not issue, is the bound.
 
 constexpr int kNarrowThreads = kPwWarps * 32;
-
-template <class T>
-__device__ __forceinline__ uint32_t pack2(float lo, float hi);
-template <>
-__device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &h, 4);
-    return u;
-}
-template <>
-__device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &h, 4);
-    return u;
-}
-
-template <class T>
-__device__ __forceinline__ float2 unpack2(uint32_t u);
-template <>
-__device__ __forceinline__ float2 unpack2<__half>(uint32_t u) {
-    __half2 h;
-    memcpy(&h, &u, 4);
-    return __half22float2(h);
-}
-template <>
-__device__ __forceinline__ float2 unpack2<__nv_bfloat16>(uint32_t u) {
-    __nv_bfloat162 h;
-    memcpy(&h, &u, 4);
-    return __bfloat1622float2(h);
-}
-
-// The fused activation on a lane's 16 values, the kind decided once. SiLU, Sigmoid and HardSwish use the fast
-// intrinsics (__expf, __fdividef, a multiply by 1/6): ~4-5 instructions per value instead of ~20 for expf plus an
-// IEEE division (or ~10 for HardSwish's x / 6), which would make EfficientNet's and MobileNetV3's expand layers
-// issue-bound (NOTE above). They differ from the reference's formulas by a few fp32 ulps, far below the rounding of
-// the fp16/bf16 store. For x below about -88, 1 + __expf(-x) is +inf and __fdividef returns 0: the limit.
-template <int N>
-__device__ __forceinline__ void pw_activation(const ActivationParams& a, float (&v)[N]) {
-    using K = ir::UnaryKind;
-    if (a.kind == static_cast<int>(K::SiLU)) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) v[i] = __fdividef(v[i], 1.0f + __expf(-v[i]));
-    } else if (a.kind == static_cast<int>(K::Sigmoid)) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) v[i] = __fdividef(1.0f, 1.0f + __expf(-v[i]));
-    } else if (a.kind == static_cast<int>(K::HardSwish)) {
-#pragma unroll
-        for (int i = 0; i < N; ++i) v[i] *= fminf(fmaxf(fmaf(v[i], 1.0f / 6.0f, 0.5f), 0.0f), 1.0f);
-    } else {
-        apply_activation_each<N>(a, v);
-    }
-}
 
 // Weights [K][C] (2-byte elements) -> shared uint4 [group][ks][half][lane]: lane (g, t)'s B fragments of the four
 // n-tiles of k-step ks, half 0 holding n-tiles 0-1 and half 1 n-tiles 2-3 (each n-tile: k rows 2t, 2t+1, then
@@ -172,7 +117,7 @@ __device__ __forceinline__ void narrow_group_mma_store(const PointwiseNarrowPara
             }
         }
     }
-    pw_activation<16>(prm.epilogue.act, v);
+    fast_activation<16>(prm.epilogue.act, v);
     T* y = static_cast<T*>(prm.y);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
