@@ -109,11 +109,12 @@ double time_fused(const ir::Graph& g, const Pair& pr, DType dtype, cudaStream_t 
     prm.q = static_cast<int>(y[3]), prm.r = static_cast<int>(da.kernel[0]), prm.s = static_cast<int>(da.kernel[1]);
     prm.stride_h = static_cast<int>(da.strides[0]), prm.stride_w = static_cast<int>(da.strides[1]);
     prm.pad_h = static_cast<int>(da.pads_begin[0]), prm.pad_w = static_cast<int>(da.pads_begin[1]);
-    const std::string why = cuda::separable_problem(dtype, prm.cm, prm.k, prm.r, prm.s);
+    const std::string why = cuda::separable_problem(dtype, prm.cm, prm.k, prm.r, prm.s, prm.stride_h, prm.stride_w);
     if (!why.empty()) {
         std::printf("  fused kernel refuses: %s\n", why.c_str());
         return 0;
     }
+    STRATA_CUDA_CHECK(cuda::separable_prepare(dtype, prm.r, prm.stride_h, prm.k), "separable_prepare");
     const int64_t nx = x[0] * x[1] * x[2] * x[3], ny = y[0] * y[1] * y[2] * y[3];
     cuda::DeviceBuffer bx = random_buffer(dtype, nx, 1, stream), bwd = random_buffer(dtype, prm.r * prm.s * prm.cm, 2, stream);
     cuda::DeviceBuffer bwp = random_buffer(dtype, int64_t{prm.k} * prm.cm, 3, stream);

@@ -1,10 +1,10 @@
 // test_separable.cpp: the fused depthwise -> pointwise kernel (backends/cuda/kernels/fused/separable.h) against a
 // host computation of the same two convolutions: the depthwise result (bias, activation) rounded to the activation
 // dtype, as the separate depthwise kernel would store it, then the 1x1 convolution in double with bias, residual
-// and activation. MobileNetV2 and MnasNet block shapes (3x3 and 5x5, strides 1 and 2), K from 8 to 320 (every
-// compiled tile count, K not a multiple of 16), Cm not a multiple of the 32-channel round, pixel counts that end
-// inside a 64-pixel block, fp16 and bf16; random shapes; and the refusals. The output is poisoned with NaN first,
-// so an element left unwritten cannot pass.
+// and activation. MobileNetV2 and MnasNet block shapes (3x3 and 5x5, strides 1 and 2), K from 8 to 64 (every
+// compiled tile count, K not a multiple of 16), Cm not a multiple of the 32-channel round (one round, several),
+// maps that end inside an 8 x 16 tile and maps smaller than one, fp16 and bf16; random shapes; and the refusals.
+// The output is poisoned with NaN first, so an element left unwritten cannot pass.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -113,7 +113,8 @@ cuda::DeviceBuffer upload(const void* data, size_t bytes) {
 
 void expect_separable_matches(const SepCase& cs, DType dt, uint64_t seed) {
     const std::string what = fmt::format("{} {} (seed {})", cs.str(), dtype_name(dt), seed);
-    ASSERT_EQ(cuda::separable_problem(dt, cs.cm, cs.k, cs.r, cs.r), "") << what;
+    ASSERT_EQ(cuda::separable_problem(dt, cs.cm, cs.k, cs.r, cs.r, cs.stride, cs.stride), "") << what;
+    STRATA_CUDA_CHECK(cuda::separable_prepare(dt, cs.r, cs.stride, cs.k), "separable_prepare");
     std::mt19937_64 rng(seed);
     const size_t pixels = size_t(cs.n) * cs.p() * cs.q();
     SepData d;
@@ -169,18 +170,17 @@ const DType kDtypes[] = {DType::f16, DType::bf16};
 
 // n h w cm k r stride
 const SepCase kCases[] = {
-    {1, 13, 11, 32, 16, 3, 1},                                            // features.1: 32 -> 16, 143 pixels
+    {1, 13, 11, 32, 16, 3, 1},                                            // features.1: 32 -> 16, one round
     {2, 15, 16, 96, 24, 3, 2},                                            // features.2: stride 2
     {1, 9, 9, 144, 24, 3, 1, UnaryKind::Relu6, std::nullopt, true},       // features.3 with its residual
     {1, 11, 7, 192, 32, 3, 2},                                            // features.4
-    {1, 7, 9, 384, 64, 3, 1, UnaryKind::Relu6, std::nullopt, true},       // K = 64
-    {2, 5, 5, 576, 96, 3, 1},                                             // K = 96
-    {1, 7, 7, 960, 160, 3, 1},                                            // K = 160
-    {1, 4, 5, 960, 320, 3, 1},                                            // K = 320
+    {1, 7, 9, 384, 64, 3, 1, UnaryKind::Relu6, std::nullopt, true},       // K = 64, 12 rounds
+    {1, 19, 35, 64, 56, 3, 1},                                            // several tiles each way, K = 56
     {1, 10, 9, 120, 40, 5, 2, UnaryKind::SiLU, UnaryKind::Relu},          // 5x5, Cm % 32 == 24, K = 40
     {2, 8, 7, 72, 24, 5, 1, UnaryKind::HardSwish, std::nullopt, true},    // 5x5 stride 1
-    {1, 3, 3, 8, 8, 3, 1, UnaryKind::Relu, UnaryKind::Sigmoid},           // smallest
-    {1, 9, 13, 48, 120, 3, 2, std::nullopt, UnaryKind::HardSwish, false}, // K = 120, no activation in between
+    {1, 3, 3, 8, 8, 3, 1, UnaryKind::Relu, UnaryKind::Sigmoid},           // smallest: one channel group
+    {1, 9, 13, 48, 48, 3, 2, std::nullopt, UnaryKind::HardSwish, false},  // no activation in between, no bias
+    {3, 17, 33, 40, 16, 3, 2, UnaryKind::Relu6},                          // stride 2: tile edges in both directions
 };
 
 TEST(GpuSeparable, MatchesHostOnBlockShapes) {
@@ -197,8 +197,8 @@ TEST(GpuSeparable, MatchesHostOnRandomShapes) {
     const std::optional<UnaryKind> kActs[] = {std::nullopt, UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU,
                                               UnaryKind::HardSwish};
     for (int i = 0; i < 24; ++i) {
-        SepCase cs{1 + int(rng() % 3), 1 + int(rng() % 19), 1 + int(rng() % 19), 8 * (1 + int(rng() % 40)),
-                   8 * (1 + int(rng() % 40)), rng() % 3 ? 3 : 5, 1 + int(rng() % 2)};
+        SepCase cs{1 + int(rng() % 3), 1 + int(rng() % 40), 1 + int(rng() % 40), 8 * (1 + int(rng() % 40)),
+                   8 * (1 + int(rng() % 8)), rng() % 3 ? 3 : 5, 1 + int(rng() % 2)};
         cs.h = std::max(cs.h, cs.r), cs.w = std::max(cs.w, cs.r);
         cs.act_d = kActs[rng() % 5], cs.act_p = kActs[rng() % 5];
         cs.residual = rng() % 3 == 0, cs.bias = rng() % 4 != 0;
@@ -206,7 +206,7 @@ TEST(GpuSeparable, MatchesHostOnRandomShapes) {
     }
 }
 
-// Large enough that the grid is many blocks per SM: 8 x 56 x 56 = 25088 pixels, 392 blocks.
+// Large enough that the grid is many blocks per SM: 8 x 56 x 56 pixels in 8 x 7 x 4 = 224 tiles, 5 rounds each.
 TEST(GpuSeparable, ManyBlocks) {
     STRATA_REQUIRE_GPU();
     expect_separable_matches({8, 56, 56, 144, 24, 3, 1, UnaryKind::Relu6, std::nullopt, true}, DType::f16,
@@ -214,14 +214,20 @@ TEST(GpuSeparable, ManyBlocks) {
 }
 
 TEST(Separable, RefusesWhatItDoesNotCover) {
-    EXPECT_EQ(cuda::separable_problem(DType::f16, 144, 24, 3, 3), "");
-    EXPECT_EQ(cuda::separable_problem(DType::bf16, 960, 320, 5, 5), "");
-    EXPECT_NE(cuda::separable_problem(DType::f32, 144, 24, 3, 3).find("fp16 and bf16"), std::string::npos);
-    EXPECT_NE(cuda::separable_problem(DType::f16, 144, 24, 7, 7).find("3x3 or 5x5"), std::string::npos);
-    EXPECT_NE(cuda::separable_problem(DType::f16, 144, 24, 3, 5).find("3x3 or 5x5"), std::string::npos);
-    EXPECT_NE(cuda::separable_problem(DType::f16, 12, 24, 3, 3).find("Cm % 8"), std::string::npos);
-    EXPECT_NE(cuda::separable_problem(DType::f16, 144, 20, 3, 3).find("K % 8"), std::string::npos);
-    EXPECT_NE(cuda::separable_problem(DType::f16, 144, 328, 3, 3).find("K <= 320"), std::string::npos);
+    EXPECT_EQ(cuda::separable_problem(DType::f16, 144, 24, 3, 3, 1, 1), "");
+    EXPECT_EQ(cuda::separable_problem(DType::bf16, 960, 64, 5, 5, 2, 2), "");
+    auto expect_reason = [](const std::string& reason, const std::string& part) {
+        EXPECT_NE(reason.find(part), std::string::npos) << "reason '" << reason << "' should mention '" << part << "'";
+    };
+    expect_reason(cuda::separable_problem(DType::f32, 144, 24, 3, 3, 1, 1), "fp16 and bf16");
+    expect_reason(cuda::separable_problem(DType::f16, 144, 24, 7, 7, 1, 1), "3x3 or 5x5");
+    expect_reason(cuda::separable_problem(DType::f16, 144, 24, 3, 5, 1, 1), "3x3 or 5x5");
+    expect_reason(cuda::separable_problem(DType::f16, 144, 24, 3, 3, 1, 2), "stride");
+    expect_reason(cuda::separable_problem(DType::f16, 144, 24, 3, 3, 3, 3), "stride");
+    expect_reason(cuda::separable_problem(DType::f16, 12, 24, 3, 3, 1, 1), "Cm % 8");
+    expect_reason(cuda::separable_problem(DType::f16, 144, 20, 3, 3, 1, 1), "K % 8");
+    expect_reason(cuda::separable_problem(DType::f16, 576, 96, 3, 3, 1, 1), "K <= 64");
+    EXPECT_EQ(cuda::separable_smem_bytes(DType::f16, 3, 1, 96), 0u);
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
 // separable.h: the fused depthwise -> pointwise convolution (issue 4; the MobileNet/MnasNet pattern
 // Y = act_p(conv1x1(act_d(dwconv(X) + Bd)) + Bp + Z)). The depthwise result never leaves the SM: a block computes
-// it for 64 output pixels, 32 mid channels at a time, into shared memory, and the tensor cores multiply that chunk by
-// the pointwise weights into fp32 accumulators held across the chunks. So the mid tensor (6x the block's input and
-// output channels in MobileNetV2) is neither written nor read back; X is read once (the 3x3 halo through L1), the
-// pointwise weights come from L2. See NOTE [separable tiles] in separable.cu for the block's work and its limits.
-// NHWC fp16 or bf16; depthwise multiplier 1, k 3 or 5, any stride and padding, dilation 1; Cm % 8 == 0, K % 8 == 0,
-// K <= 320. A kernel family on its own: no graph step runs it yet (bench/depthwise_gpu times it against the two
-// separate kernels).
+// it for an 8 x 16 tile of output pixels, 32 mid channels at a time, into shared memory, and the tensor cores
+// multiply that chunk by the pointwise weights into fp32 accumulators held across the chunks, while the next
+// chunk's input tile arrives (cp.async). So the mid tensor (6x the block's output channels in MobileNetV2) is neither
+// written nor read back. See NOTE [separable tiles] in separable.cu.
+// NHWC fp16 or bf16; depthwise multiplier 1, 3x3 or 5x5, stride 1 or 2 (the same both ways), any padding,
+// dilation 1; Cm % 8 == 0, K % 8 == 0, K <= 64 (the early layers, where fusion saves the most and the weight slices
+// stay small). A kernel family on its own: no graph step runs it yet (bench/separable_gpu times it against the
+// two separate kernels).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,10 +20,9 @@
 
 namespace strata::cuda {
 
-inline constexpr int kSepPixels = 64;   ///< output pixels per block (consecutive in N, P, Q order)
-inline constexpr int kSepChunk = 32;    ///< mid channels per round (two mma k-steps)
+inline constexpr int kSepChunk = 32;  ///< mid channels per round (two mma k-steps)
 inline constexpr int kSepThreads = 256;
-inline constexpr int kSepMaxOut = 320;  ///< the most output channels (MobileNetV2's last projection)
+inline constexpr int kSepMaxOut = 64;  ///< the most output channels
 
 struct SeparableParams {
     int n = 1, h = 1, w = 1, cm = 8;  ///< X [N, H, W, Cm]; Cm is also the mid channel count
@@ -38,13 +38,17 @@ struct SeparableParams {
     void* y = nullptr;                ///< NHWC, 4-byte aligned
 };
 
-/// Empty when the kernel covers (dtype, Cm, K, R, S); otherwise why not.
-std::string separable_problem(DType dtype, int cm, int k, int r, int s);
+/// Empty when the kernel covers (dtype, Cm, K, the R x S filter, the stride); otherwise why not.
+std::string separable_problem(DType dtype, int cm, int k, int r, int s, int stride_h, int stride_w);
 
-/// Dynamic shared memory of one block for K output channels.
-size_t separable_smem_bytes(int k);
+/// Dynamic shared memory of one block (0 for a case separable_problem refuses).
+size_t separable_smem_bytes(DType dtype, int r, int stride, int k);
 
-/// Enqueues the fused convolution on `stream` (dtype f16 or bf16; see separable_problem).
+/// Lets the kernel of (dtype, r, stride, k) use its dynamic shared memory (over the default 48 KiB for stride 2).
+/// Call once before launching (it neither allocates nor synchronises; not during stream capture).
+cudaError_t separable_prepare(DType dtype, int r, int stride, int k);
+
+/// Enqueues the fused convolution on `stream` (see separable_problem; separable_prepare first).
 void separable_launch(const SeparableParams& params, DType dtype, cudaStream_t stream);
 
 }  // namespace strata::cuda
