@@ -42,14 +42,25 @@ namespace strata::cuda {
 
 constexpr int kNarrowThreads = kPwWarps * 32;
 
-// Weights [K][C] (2-byte elements) -> shared uint4 [group][ks][half][lane]: lane (g, t)'s B fragments of the four
-// n-tiles of k-step ks, half 0 holding n-tiles 0-1 and half 1 n-tiles 2-3 (each n-tile: k rows 2t, 2t+1, then
-// 2t+8, 2t+9, of column g). Lane-contiguous uint4 rows make the fragment reads conflict-free. Zero past K and C.
-// C here is the reduction length: the input channels of a 1x1 convolution, R*S*C of a stem's KRSC weights (any
-// length: an odd one ends inside a pair).
-template <int KS>
-__device__ void narrow_stage_weights(const PointwiseNarrowParams& prm, int groups, uint32_t* words, float* bias_s) {
-    const uint16_t* w = static_cast<const uint16_t*>(prm.w);
+// The weights as the kernel's reduction reads them: the pair of 2-byte weights at reduction positions c0 (even) and
+// c0 + 1 of output channel ch, packed low-high, zero past the reduction. This one: contiguous [K][C] rows (C the
+// input channels of a 1x1 convolution, or R*S*C of a stem's KRSC weights; an odd C ends inside a pair).
+struct ContiguousWeights {
+    const uint16_t* w;
+    int c;
+    __device__ __forceinline__ uint32_t pair(int ch, int c0) const {
+        if (c0 >= c) return 0;
+        const int64_t at = int64_t{ch} * c + c0;
+        return uint32_t{w[at]} | (c0 + 1 < c ? uint32_t{w[at + 1]} << 16 : 0u);
+    }
+};
+
+// Weights -> shared uint4 [group][ks][half][lane]: lane (g, t)'s B fragments of the four n-tiles of k-step ks,
+// half 0 holding n-tiles 0-1 and half 1 n-tiles 2-3 (each n-tile: k rows 2t, 2t+1, then 2t+8, 2t+9, of column g).
+// Lane-contiguous uint4 rows make the fragment reads conflict-free. Zero past K (and wherever `weights` says).
+template <int KS, class Weights>
+__device__ void narrow_stage_weights(const PointwiseNarrowParams& prm, const Weights& weights, int groups,
+                                     uint32_t* words, float* bias_s) {
     const int total = groups * KS * 2 * 32 * 4;
     // Unrolled so that several iterations' L2 reads are in flight at once: every block pays this latency once,
     // up front, and a 20 us layer has ~10 of these per thread.
@@ -60,23 +71,19 @@ __device__ void narrow_stage_weights(const PointwiseNarrowParams& prm, int group
         const int g = lane / 4, t = lane % 4;
         const int ch = kg * kPwGroupChannels + 8 * (g >> 1) + 2 * nt + (g & 1);
         const int c0 = ks * 16 + reg * 8 + 2 * t;
-        uint32_t v = 0;
-        if (ch < prm.k && c0 < prm.c) {
-            const int64_t at = int64_t{ch} * prm.c + c0;
-            v = uint32_t{w[at]} | (c0 + 1 < prm.c ? uint32_t{w[at + 1]} << 16 : 0u);
-        }
-        words[i] = v;
+        words[i] = ch < prm.k ? weights.pair(ch, c0) : 0u;
     }
     for (int i = threadIdx.x; i < groups * kPwGroupChannels; i += blockDim.x)
         bias_s[i] = prm.epilogue.bias && i < prm.k ? prm.epilogue.bias[i] : 0.0f;
 }
 
 // Channel group kg of the warp's tile: 4 n-tiles x KS k-steps of mma, then lane (g, t) finishes channels
-// kg*32 + 8t .. +8 of pixels pix0 (row g) and pix0 + 8 (row g + 8).
+// kg*32 + 8t .. +8 of pixels pix0 (row g) and pix0 + 8 (row g + 8), those below `end` (output pixels are rows of
+// Y [pixels][K]; a tile that stops early, at the end of Y or of an image row, stores only its valid rows).
 template <class T, int KS>
 __device__ __forceinline__ void narrow_group_mma_store(const PointwiseNarrowParams& prm, const uint32_t (&a)[KS][4],
                                                 const uint4* w_frag, const float* bias_s, int kg, int lane,
-                                                int64_t pix0) {
+                                                int64_t pix0, int64_t end) {
     const int t = lane % 4, ch = kg * kPwGroupChannels + 8 * t;
     const float4 b_lo = *reinterpret_cast<const float4*>(bias_s + ch);
     const float4 b_hi = *reinterpret_cast<const float4*>(bias_s + ch + 4);
@@ -105,7 +112,7 @@ __device__ __forceinline__ void narrow_group_mma_store(const PointwiseNarrowPara
         const T* z = static_cast<const T*>(prm.epilogue.residual);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-            if (pix[r] >= prm.pixels) continue;
+            if (pix[r] >= end) continue;
             // A plain load, not __ldg: should a plan ever run this step in place (Y over Z), each lane still reads
             // its 16 bytes of Z before it writes the same 16 bytes of Y, and no other lane touches them.
             const uint4 zz = *reinterpret_cast<const uint4*>(z + pix[r] * prm.k + ch);
@@ -121,7 +128,7 @@ __device__ __forceinline__ void narrow_group_mma_store(const PointwiseNarrowPara
     T* y = static_cast<T*>(prm.y);
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-        if (pix[r] >= prm.pixels) continue;
+        if (pix[r] >= end) continue;
         const float* u = v + r * 8;
         const uint4 out =
             make_uint4(pack2<T>(u[0], u[1]), pack2<T>(u[2], u[3]), pack2<T>(u[4], u[5]), pack2<T>(u[6], u[7]));
@@ -150,7 +157,8 @@ __device__ __forceinline__ void narrow_gemm_body(const PointwiseNarrowParams& pr
     Tile tile(prm, src);
     if (round < rounds) tile.load(round, lane);
 
-    narrow_stage_weights<KS>(prm, groups, reinterpret_cast<uint32_t*>(w_frag), bias_s);
+    narrow_stage_weights<KS>(prm, ContiguousWeights{static_cast<const uint16_t*>(prm.w), prm.c}, groups,
+                             reinterpret_cast<uint32_t*>(w_frag), bias_s);
     const int pad = kCp - prm.c;  // columns a policy may leave unwritten: the mma must read zeros there
     for (int i = lane; i < Tile::kRows * pad; i += 32) xt[(i / pad) * kLdx + prm.c + i % pad] = 0;
     __syncthreads();
@@ -168,7 +176,7 @@ __device__ __forceinline__ void narrow_gemm_body(const PointwiseNarrowParams& pr
                             shared_address(xt + (sub * kPwTileRows + (lane & 15)) * kLdx + ks * 16 + (lane >> 4) * 8));
             const int64_t pix0 = round * Tile::kRows + sub * kPwTileRows + lane / 4;
             for (int kg = 0; kg < groups; ++kg)
-                narrow_group_mma_store<T, KS>(prm, a, w_frag, bias_s, kg, lane, pix0);
+                narrow_group_mma_store<T, KS>(prm, a, w_frag, bias_s, kg, lane, pix0, prm.pixels);
         }
         __syncwarp();  // every lane has read the tile before the next round overwrites it
     }
