@@ -71,7 +71,7 @@ float activate(const std::optional<UnaryKind>& kind, float v) {
 }
 
 struct SepData {
-    HostTensor x, wd, wp, z;  // x NHWC, wd [R*S][Cm], wp [K][Cm], z NHWC like y
+    HostTensor x, wd, wp, z;  // x NHWC, wd [Cm][R*S], wp [K][Cm], z NHWC like y
     std::vector<float> bd, bp;
 };
 
@@ -88,7 +88,7 @@ std::vector<double> host_separable(const SepCase& cs, DType dt, const SepData& d
                             const int ih = op * cs.stride - cs.pad() + r, iw = oq * cs.stride - cs.pad() + s;
                             if (ih < 0 || ih >= cs.h || iw < 0 || iw >= cs.w) continue;
                             acc += double{d.x.vals[((size_t(n) * cs.h + ih) * cs.w + iw) * cs.cm + c]} *
-                                   d.wd.vals[size_t(r * cs.r + s) * cs.cm + c];
+                                   d.wd.vals[size_t(c) * cs.r * cs.r + r * cs.r + s];
                         }
                     const float v = activate(cs.act_d, static_cast<float>(acc + (cs.bias ? d.bd[c] : 0.0f)));
                     mid[((size_t(n) * p + op) * q + oq) * cs.cm + c] = from_bits(dt, to_bits(dt, v));

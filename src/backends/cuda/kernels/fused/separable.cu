@@ -14,6 +14,7 @@ namespace strata::cuda {
 //              the image: the halo rows and columns are re-read from L2 by the neighbouring blocks, not from DRAM)
 //              and its [K][32] slice of the pointwise weights, into the other half of two double buffers, while
 //              this round computes;
+//   dw weights the round's [32][R*R] slice of the depthwise filter, transposed to tap-major [R*R][32];
 //   depthwise  thread t takes channels 8 (t % 4) .. +8 of output column (t / 4) % 16 in rows 2 (t / 64) and +1:
 //              each input row of the pair's window is read once from shared memory (16-byte reads, 80-byte position
 //              stride so that stride-2 reads spread over the banks) and multiplied into both rows (HFMA2 pairs for
@@ -40,10 +41,11 @@ struct InTile {
     static constexpr int kElems = kRows * kCols * kLd;
 };
 
-// Shared memory: two input tiles, two weight slices [8 NT][kLd], the A tile [128][kLd]; 2-byte elements.
+// Shared memory: two input tiles, two pointwise weight slices [8 NT][kLd], the A tile [128][kLd], two depthwise
+// weight slices [R*R][32] (tap-major); 2-byte elements.
 template <int R, int STRIDE, int NT>
 constexpr size_t smem_bytes() {
-    return size_t{2} * (2 * InTile<R, STRIDE>::kElems + 2 * NT * 8 * kLd + kTilePixels * kLd);
+    return size_t{2} * (2 * InTile<R, STRIDE>::kElems + 2 * NT * 8 * kLd + kTilePixels * kLd + 2 * R * R * kSepChunk);
 }
 
 template <class T>
@@ -134,20 +136,33 @@ __device__ __forceinline__ void load_round(const SeparableParams& prm, const Til
     cp_async_commit();
 }
 
+// The round's depthwise weights, [Cm][R*R] in memory (the KRSC form of a depthwise filter), into a tap-major slice
+// [R*R][32] so that a thread reads its 8 channels of one tap as 16 bytes. Plain loads and stores: the barrier that
+// opens the round makes them visible.
+template <int R>
+__device__ __forceinline__ void stage_depthwise_weights(const SeparableParams& prm, int c0, uint16_t* wd_tile) {
+    const uint16_t* wd = static_cast<const uint16_t*>(prm.wd);
+    for (int i = threadIdx.x; i < kSepChunk * R * R; i += kSepThreads) {
+        const int c = i / (R * R), tap = i - c * (R * R);
+        wd_tile[tap * kSepChunk + c] = c0 + c < prm.cm ? __ldg(wd + int64_t{c0 + c} * (R * R) + tap) : uint16_t{0};
+    }
+}
+
 // The round's depthwise outputs for this thread's two pixels (rows row0, row0 + 1 of column col) and 8 channels,
 // into the A tile; zeros for channels past Cm and pixels past P or Q (their rows of A multiply into outputs that
 // are never stored).
 template <class T, int R, int STRIDE>
 __device__ __forceinline__ void depthwise_round(const SeparableParams& prm, const TileOrigin& o, int c0,
-                                                const uint16_t* in_tile, uint16_t* a_tile) {
+                                                const uint16_t* in_tile, const uint16_t* wd_tile, uint16_t* a_tile) {
     using In = InTile<R, STRIDE>;
     const int cg = threadIdx.x & 3, col = (threadIdx.x >> 2) & (kTileW - 1), row0 = (threadIdx.x >> 6) * 2;
     const int c = c0 + cg * 8;
     const bool channels = c < prm.cm;
     DwAccumulator<T> acc[2];
     if (channels) {
-        const T* wd = static_cast<const T*>(prm.wd) + c;
-        auto tap = [&](int r, int s) { return __ldg(reinterpret_cast<const uint4*>(wd + (r * R + s) * prm.cm)); };
+        auto tap = [&](int r, int s) {
+            return *reinterpret_cast<const uint4*>(wd_tile + (r * R + s) * kSepChunk + cg * 8);
+        };
         // Input row i of the pair's windows feeds output row 0 with filter row i and output row 1 with i - STRIDE.
 #pragma unroll
         for (int i = 0; i < STRIDE + R; ++i) {
@@ -239,19 +254,24 @@ __global__ void __launch_bounds__(kSepThreads, 2) separable_kernel(SeparablePara
     uint16_t* in_tiles = reinterpret_cast<uint16_t*>(smem);  // [2][In::kElems]
     uint16_t* b_tiles = in_tiles + 2 * In::kElems;            // [2][NT * 8][kLd]
     uint16_t* a_tile = b_tiles + 2 * NT * 8 * kLd;            // [kTilePixels][kLd]
+    uint16_t* wd_tiles = a_tile + kTilePixels * kLd;          // [2][R * R][kSepChunk]
     const TileOrigin o = tile_origin(prm);
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int rounds = (prm.cm + kSepChunk - 1) / kSepChunk;
     float acc[NT][4] = {};
     load_round<R, STRIDE, NT>(prm, o, 0, in_tiles, b_tiles);
+    stage_depthwise_weights<R>(prm, 0, wd_tiles);
     for (int r = 0; r < rounds; ++r) {
         const int buf = r & 1;
         cp_async_wait<0>();
         __syncthreads();  // round r's tiles are in; every warp is done with round r-1 (the A tile, the other buffers)
-        if (r + 1 < rounds)
+        if (r + 1 < rounds) {
             load_round<R, STRIDE, NT>(prm, o, (r + 1) * kSepChunk, in_tiles + (buf ^ 1) * In::kElems,
                                       b_tiles + (buf ^ 1) * NT * 8 * kLd);
-        depthwise_round<T, R, STRIDE>(prm, o, r * kSepChunk, in_tiles + buf * In::kElems, a_tile);
+            stage_depthwise_weights<R>(prm, (r + 1) * kSepChunk, wd_tiles + (buf ^ 1) * R * R * kSepChunk);
+        }
+        depthwise_round<T, R, STRIDE>(prm, o, r * kSepChunk, in_tiles + buf * In::kElems,
+                                      wd_tiles + buf * R * R * kSepChunk, a_tile);
         __syncthreads();  // the A tile is complete
         pointwise_round<T, NT>(a_tile, b_tiles + buf * NT * 8 * kLd, warp, lane, prm.k, acc);
     }
