@@ -105,16 +105,15 @@ double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, c
 struct Selector {
     Plan& plan;
     const cuda::DeviceInfo& info;
+    TimingCache& cache;
     std::vector<cuda::StepDesc> descs;
     runtime::GpuWeights weights;
     runtime::ActivationMemory memory;
     cuda::Stream stream;
     cuda::DeviceBuffer workspace;
-    TimingCache cache;
 
-    Selector(Plan& p, const cuda::DeviceInfo& i)
-        : plan(p), info(i), descs(runtime::make_step_descs(p, i)), weights(p, descs), memory(p),
-          cache(TimingCache::resolve_path(p.options.timing_cache)) {}
+    Selector(Plan& p, const cuda::DeviceInfo& i, TimingCache& c)
+        : plan(p), info(i), cache(c), descs(runtime::make_step_descs(p, i)), weights(p, descs), memory(p) {}
 
     double measure(const cuda::CudaTactic& t, int config, size_t s, std::string& refused) {
         const cuda::StepDesc& desc = descs[s];
@@ -182,6 +181,29 @@ struct Selector {
     }
 };
 
+// Device storage, the memory plan and a timed tactic for every step of plan.graph as the passes left it.
+void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& cache) {
+    DType compute = runtime::compute_dtype(plan.options.precision);
+    plan.storage = assign_device_storage(plan.graph, compute, network_layout(compute));
+    plan.memory = plan_memory(
+        plan.graph, true,
+        [&](const ir::Node& node) { return is_view_op(node.op) || is_bytewise_cast(plan.graph, plan.storage, node); },
+        [&](const ir::Node& node) { return in_place_input(plan.graph, plan.storage, node); });
+    Selector selector(plan, info, cache);
+    fill_trial_memory(plan, selector.memory, selector.stream.get());
+    const auto& nodes = plan.graph.nodes();
+    plan.steps.clear();
+    for (size_t s = 0; s < nodes.size(); ++s) {
+        if (plan.memory.aliased[s]) {
+            plan.steps.emplace_back().node = s;
+            continue;
+        }
+        if (plan.options.show_progress)
+            std::fprintf(stderr, "\r[strata] choosing kernels: step %zu/%zu", s + 1, nodes.size());
+        plan.steps.push_back(selector.choose(s));
+    }
+}
+
 }  // namespace
 
 void build_gpu_steps(Plan& plan) {
@@ -197,29 +219,12 @@ void build_gpu_steps(Plan& plan) {
                                           {"fuse_conv_activation", passes::fuse_conv_activation},
                                           {"remove_unused", passes::remove_unused}});
     }
-    DType compute = runtime::compute_dtype(plan.options.precision);
-    plan.storage = assign_device_storage(plan.graph, compute, network_layout(compute));
-    plan.memory = plan_memory(
-        plan.graph, true,
-        [&](const ir::Node& node) { return is_view_op(node.op) || is_bytewise_cast(plan.graph, plan.storage, node); },
-        [&](const ir::Node& node) { return in_place_input(plan.graph, plan.storage, node); });
-    Selector selector(plan, info);
-    fill_trial_memory(plan, selector.memory, selector.stream.get());
-    const auto& nodes = plan.graph.nodes();
-    plan.steps.clear();
-    for (size_t s = 0; s < nodes.size(); ++s) {
-        if (plan.memory.aliased[s]) {
-            plan.steps.emplace_back().node = s;
-            continue;
-        }
-        if (plan.options.show_progress)
-            std::fprintf(stderr, "\r[strata] choosing kernels: step %zu/%zu", s + 1, nodes.size());
-        plan.steps.push_back(selector.choose(s));
-    }
+    TimingCache cache(TimingCache::resolve_path(plan.options.timing_cache));
+    plan_device_steps(plan, info, cache);
     if (plan.options.show_progress)
         std::fprintf(stderr, "\r[strata] chose kernels for %zu steps (timing cache: %zu hits, %zu timed)\n",
-                     nodes.size(), selector.cache.hits(), selector.cache.misses());
-    selector.cache.save();
+                     plan.graph.nodes().size(), cache.hits(), cache.misses());
+    cache.save();
 }
 
 }  // namespace strata::build
