@@ -111,6 +111,7 @@ struct Selector {
     runtime::ActivationMemory memory;
     cuda::Stream stream;
     cuda::DeviceBuffer workspace;
+    bool time_every_step = false;  ///< also time steps with one candidate (their times are compared elsewhere)
 
     Selector(Plan& p, const cuda::DeviceInfo& i, TimingCache& c)
         : plan(p), info(i), cache(c), descs(runtime::make_step_descs(p, i)), weights(p, descs), memory(p) {}
@@ -160,7 +161,7 @@ struct Selector {
         step.candidates = static_cast<int>(runnable.size());
         double best = -1;
         for (auto [t, c] : runnable) {
-            double ms = runnable.size() == 1 ? 0.0 : measure(*t, c, s, step.refused);
+            double ms = runnable.size() == 1 && !time_every_step ? 0.0 : measure(*t, c, s, step.refused);
             if (ms < 0) continue;
             if (best < 0 || ms < best) {
                 best = ms;
@@ -182,7 +183,7 @@ struct Selector {
 };
 
 // Device storage, the memory plan and a timed tactic for every step of plan.graph as the passes left it.
-void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& cache) {
+void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& cache, bool time_every_step = false) {
     DType compute = runtime::compute_dtype(plan.options.precision);
     plan.storage = assign_device_storage(plan.graph, compute, network_layout(compute));
     plan.memory = plan_memory(
@@ -190,6 +191,7 @@ void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& ca
         [&](const ir::Node& node) { return is_view_op(node.op) || is_bytewise_cast(plan.graph, plan.storage, node); },
         [&](const ir::Node& node) { return in_place_input(plan.graph, plan.storage, node); });
     Selector selector(plan, info, cache);
+    selector.time_every_step = time_every_step;
     fill_trial_memory(plan, selector.memory, selector.stream.get());
     const auto& nodes = plan.graph.nodes();
     plan.steps.clear();
