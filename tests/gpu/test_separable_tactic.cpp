@@ -105,13 +105,14 @@ TEST(GpuSeparableTactic, MatchesReferenceOnRandomCases) {
     }
 }
 
-// can_implement's reason for the case as the builder would describe it (no device: the shared-memory check is off).
-std::string host_reason(const SepCase& sc, DType dtype, Layout layout) {
+// can_implement's reason for the case as the builder would describe it; without `device` the device checks are off.
+std::string host_reason(const SepCase& sc, DType dtype, Layout layout, const cuda::DeviceInfo* device = nullptr) {
     auto g = sep_graph(sc, 1);
     const ir::Node& node = g->nodes()[0];
     cuda::StepDesc desc;
     desc.node = &node;
     desc.name = node.name;
+    desc.device = device;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
         if (node.inputs[i] == ir::kNoValue) {
             desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});
@@ -158,6 +159,22 @@ TEST(GpuSeparableTactic, CanImplementReasonsOnHost) {
     SepCase odd_k = ok;
     odd_k.k = 20;
     expect_reason(host_reason(odd_k, DType::f16, Layout::nhwc), "K % 8");
+}
+
+// The device checks, on made-up devices: an H200's opt-in shared memory fits the largest block (5x5, stride 2,
+// K = 64: about 127 KiB); 48 KiB does not; a Turing GPU lacks the instructions.
+TEST(GpuSeparableTactic, DeviceLimitsOnHost) {
+    UnverifiedTacticsScope unverified;
+    SepCase big{1, 64, 30, 30, 64, 5, 2, 2, true, true, false, UnaryKind::Relu6, std::nullopt};
+    cuda::DeviceInfo h200;
+    h200.cc_major = 9, h200.cc_minor = 0, h200.smem_per_block_optin = 227 * 1024;
+    EXPECT_EQ(host_reason(big, DType::f16, Layout::nhwc, &h200), "");
+    cuda::DeviceInfo small = h200;
+    small.smem_per_block_optin = 48 * 1024;
+    EXPECT_NE(host_reason(big, DType::bf16, Layout::nhwc, &small).find("shared memory"), std::string::npos);
+    cuda::DeviceInfo turing = h200;
+    turing.cc_major = 7, turing.cc_minor = 5;
+    EXPECT_NE(host_reason(big, DType::f16, Layout::nhwc, &turing).find("sm_80"), std::string::npos);
 }
 
 }  // namespace
