@@ -1,7 +1,8 @@
 // fuse_separable_conv.cpp: a depthwise Conv followed by a 1x1 Conv becomes one SeparableConv (MobileNet's and
 // EfficientNet's separable blocks), so that a GPU plan can run them as one fused kernel without the intermediate
 // ever reaching memory. Not in the default pipeline: the CUDA builder calls it with an `accept` that decides by
-// timing which pairs to fuse.
+// timing which pairs to fuse. SEEDS.md section 5 ("fuse dw->pw where it fits on chip"), a straight chain of
+// section 1.
 //
 // Matches: a 2-D Conv with W [C,1,R,S] and group C (depthwise, multiplier 1; any kernel, stride, dilation, pads and
 // fused activation; no residual), whose output is no graph output and is read by exactly one node, which reads it
