@@ -12,7 +12,7 @@ namespace {
 
 using namespace ir;
 
-static_assert(std::variant_size_v<Attrs> == 24, "attrs.h gained a struct: give it a fields() in graph_io_attrs.cpp");
+static_assert(std::variant_size_v<Attrs> == 25, "attrs.h gained a struct: give it a fields() in graph_io_attrs.cpp");
 
 // `A` is T or const T: one fields() serves the writer (const) and the reader.
 template <class A, class T>
@@ -152,6 +152,12 @@ void fields(F& f, A& a) {
 template <class F, Is<CastAttrs> A>
 void fields(F& f, A& a) {
     f(a.to, "Cast to");
+}
+
+template <class F, Is<SeparableConvAttrs> A>
+void fields(F& f, A& a) {
+    fields(f, a.depthwise);
+    fields(f, a.pointwise);
 }
 
 // The last enumerator of each enum a field can hold: the reader refuses larger values. Extend with the enum.

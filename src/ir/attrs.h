@@ -212,10 +212,18 @@ struct CastAttrs {
     DType to = DType::f32;
 };
 
+/// A depthwise Conv (group == C, multiplier 1) then a 1x1 Conv (stride 1, no pads, group 1) as one op: each half
+/// keeps its Conv attrs, its fused activation included. Wd is [C,1,R,S], Wp is [K,C,1,1] (fuse_separable_conv).
+struct SeparableConvAttrs {
+    bool operator==(const SeparableConvAttrs&) const = default;
+    ConvAttrs depthwise;
+    ConvAttrs pointwise;
+};
+
 /// One alternative per struct, in the order they are first used in ops.def.
 using Attrs = std::variant<NoAttrs, ConvAttrs, ConvTransposeAttrs, BatchNormAttrs, UnaryAttrs, BinaryAttrs, PoolAttrs,
                            GemmAttrs, FullyConnectedAttrs, SoftmaxAttrs, ReduceAttrs, FlattenAttrs, ReshapeAttrs,
                            TransposeAttrs, AxisAttrs, SplitAttrs, SliceAttrs, PadAttrs, AxesAttrs, TileAttrs,
-                           ExpandAttrs, ShapeAttrs, ConstantOfShapeAttrs, CastAttrs>;
+                           ExpandAttrs, ShapeAttrs, ConstantOfShapeAttrs, CastAttrs, SeparableConvAttrs>;
 
 }  // namespace strata::ir

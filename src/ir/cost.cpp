@@ -68,6 +68,24 @@ double macs(const Graph& g, const Node& n) {
     }
 }
 
+// SeparableConv: the depthwise conv (R*S products per intermediate element) plus the 1x1 conv (C per output
+// element), their biases and activations, as the two Convs would count them (a Conv's residual add is not counted
+// either). The intermediate [N,C,OH,OW] is no input or output, so node_cost's bytes leave it out.
+double separable_flops(const Graph& g, const Node& n) {
+    const auto& a = n.attr<SeparableConvAttrs>();
+    const Shape& wd = g.value(n.inputs[1]).shape;
+    const Shape& wp = g.value(n.inputs[3]).shape;
+    const Shape& y = g.value(n.outputs[0]).shape;
+    double out = elements(g, n.outputs[0]);
+    double mid = out / static_cast<double>(y[1]) * static_cast<double>(wd[0]);  // N*OH*OW*C
+    double f = 2 * mid * static_cast<double>(wd[2] * wd[3]) + 2 * out * static_cast<double>(wp[1]);
+    if (n.input(2) != kNoValue) f += mid;
+    if (n.input(4) != kNoValue) f += out;
+    if (a.depthwise.activation) f += mid * unary_flops(a.depthwise.activation->kind);
+    if (a.pointwise.activation) f += out * unary_flops(a.pointwise.activation->kind);
+    return f;
+}
+
 double flops(const Graph& g, const Node& n) {
     double out = elements(g, n.outputs[0]);
     double in = elements(g, n.inputs[0]);
@@ -81,6 +99,7 @@ double flops(const Graph& g, const Node& n) {
             if (n.input(2) != kNoValue) f += out;  // bias (Gemm's C)
             return f + out * fused_activation_flops(n);
         }
+        case OpKind::SeparableConv: return separable_flops(g, n);
         case OpKind::Unary: return out * unary_flops(n.attr<UnaryAttrs>().kind);
         case OpKind::Binary: return out * (n.attr<BinaryAttrs>().kind == BinaryKind::Pow ? 4 : 1);
         case OpKind::BatchNorm: return 2 * out;     // a scale and a shift once the statistics are folded

@@ -33,7 +33,7 @@ inline constexpr int kOpCount = 0
 #include "ir/ops.def"
 #undef STRATA_OP
     ;
-static_assert(kOpCount == 33, "ops.def changed: update shape inference, the reference backend and this count");
+static_assert(kOpCount == 34, "ops.def changed: update shape inference, the reference backend and this count");
 
 const char* op_name(OpKind op);
 

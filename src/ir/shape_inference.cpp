@@ -123,6 +123,7 @@ static void infer_dispatch(NodeContext& ctx) {
     switch (ctx.node().op) {
         case OpKind::Conv: return infer_conv(ctx);
         case OpKind::ConvTranspose: return infer_conv_transpose(ctx);
+        case OpKind::SeparableConv: return infer_separable_conv(ctx);
         case OpKind::BatchNorm:
         case OpKind::InstanceNorm: return infer_norm(ctx);
         case OpKind::Unary:

@@ -1,6 +1,6 @@
-// shape_inference_conv.cpp: Conv, ConvTranspose and the pools. Fills the default strides/dilations/pads, takes
-// Conv's kernel from W, and resolves auto_pad (SAME_UPPER/SAME_LOWER/VALID) into explicit pads, following the
-// ONNX operator spec, so that kernels only ever see explicit pads.
+// shape_inference_conv.cpp: Conv, ConvTranspose, SeparableConv and the pools. Fills the default strides/dilations/
+// pads, takes Conv's kernel from W, and resolves auto_pad (SAME_UPPER/SAME_LOWER/VALID) into explicit pads,
+// following the ONNX operator spec, so that kernels only ever see explicit pads.
 #include <algorithm>
 #include <string>
 
@@ -87,9 +87,9 @@ void check_spatial_rank(NodeContext& ctx, const Shape& x) {
                  ctx.label(), shape_str(x));
 }
 
-void check_bias(NodeContext& ctx, int64_t channels) {
-    if (!ctx.has_input(2)) return;
-    const Shape& b = ctx.shape(2);
+void check_bias(NodeContext& ctx, int64_t channels, size_t index = 2) {
+    if (!ctx.has_input(index)) return;
+    const Shape& b = ctx.shape(index);
     STRATA_CHECK(b.size() == 1 && dims_match(b[0], channels), StatusCode::invalid_argument,
                  "{}: bias {} does not match the {} output channels", ctx.label(), shape_str(b), channels);
 }
@@ -140,7 +140,62 @@ Shape transpose_spatial(NodeContext& ctx, ConvTransposeAttrs& a, const Shape& x)
     return out;
 }
 
+// SeparableConv's depthwise half: Wd [C,1,R,S] with group C over X [N,C,H,W]; returns its output [N,C,OH,OW].
+Shape separable_depthwise(NodeContext& ctx, ConvAttrs& a, const Shape& x, const Shape& wd) {
+    STRATA_CHECK(x.size() == 4, StatusCode::invalid_argument, "{}: input {} must be [N,C,H,W]", ctx.label(),
+                 shape_str(x));
+    STRATA_CHECK(wd.size() == 4 && wd[1] == 1 && dims_match(x[1], wd[0]), StatusCode::invalid_argument,
+                 "{}: depthwise weight {} must be [C,1,R,S] with C = the {} input channels of {}", ctx.label(),
+                 shape_str(wd), x[1], shape_str(x));
+    Shape kernel(wd.begin() + 2, wd.end());
+    if (a.kernel.empty()) a.kernel = kernel;
+    STRATA_CHECK(a.kernel == kernel, StatusCode::invalid_argument,
+                 "{}: depthwise kernel_shape {} does not match the weight {}", ctx.label(), list_str(a.kernel),
+                 shape_str(wd));
+    STRATA_CHECK(a.group == wd[0], StatusCode::invalid_argument,
+                 "{}: depthwise group {} must equal the {} channels of the weight {}", ctx.label(), a.group, wd[0],
+                 shape_str(wd));
+    check_bias(ctx, wd[0], 2);
+    Window w{a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end, a.auto_pad};
+    fill_defaults(ctx, w, 2);
+    resolve_auto_pad(w, x);
+    return window_output(ctx, w, x, wd[0], false);
+}
+
+// SeparableConv's pointwise half: Wp [K,C,1,1], stride 1, dilation 1, no pads, group 1 over the depthwise output.
+Shape separable_pointwise(NodeContext& ctx, ConvAttrs& a, const Shape& mid, const Shape& wp) {
+    STRATA_CHECK(wp.size() == 4 && wp[2] == 1 && wp[3] == 1 && dims_match(mid[1], wp[1]),
+                 StatusCode::invalid_argument, "{}: pointwise weight {} must be [K,C,1,1] with C = {}", ctx.label(),
+                 shape_str(wp), mid[1]);
+    if (a.kernel.empty()) a.kernel = {1, 1};
+    Window w{a.kernel, a.strides, a.dilations, a.pads_begin, a.pads_end, a.auto_pad};
+    fill_defaults(ctx, w, 2);
+    resolve_auto_pad(w, mid);
+    const std::vector<int64_t> ones{1, 1}, zeros{0, 0};
+    bool plain = a.kernel == ones && a.strides == ones && a.dilations == ones && a.pads_begin == zeros &&
+                 a.pads_end == zeros && a.group == 1;
+    STRATA_CHECK(plain, StatusCode::invalid_argument,
+                 "{}: the pointwise half must be 1x1, stride 1, dilation 1, no pads, group 1 (kernel {}, strides {}, "
+                 "dilations {}, pads {}+{}, group {})",
+                 ctx.label(), list_str(a.kernel), list_str(a.strides), list_str(a.dilations), list_str(a.pads_begin),
+                 list_str(a.pads_end), a.group);
+    check_bias(ctx, wp[0], 4);
+    return Shape{mid[0], wp[0], mid[2], mid[3]};
+}
+
 }  // namespace
+
+void infer_separable_conv(NodeContext& ctx) {
+    auto& a = ctx.node().attr<SeparableConvAttrs>();
+    const Shape& x = ctx.shape(0);
+    ctx.require_same_dtype();
+    Shape mid = separable_depthwise(ctx, a.depthwise, x, ctx.shape(1));
+    Shape y = separable_pointwise(ctx, a.pointwise, mid, ctx.shape(3));
+    if (ctx.has_input(5))
+        STRATA_CHECK(ctx.shape(5) == y, StatusCode::invalid_argument, "{}: residual {} does not match the output {}",
+                     ctx.label(), shape_str(ctx.shape(5)), shape_str(y));
+    ctx.set_output(0, ctx.dtype(0), y);
+}
 
 void infer_conv(NodeContext& ctx) {
     const Shape& x = ctx.shape(0);

@@ -69,6 +69,7 @@ std::optional<Shape> broadcast(const Shape& a, const Shape& b);
 // One entry per op family; each checks its inputs and sets the node's outputs (and may complete its attrs).
 void infer_conv(NodeContext& ctx);
 void infer_conv_transpose(NodeContext& ctx);
+void infer_separable_conv(NodeContext& ctx);
 void infer_pool(NodeContext& ctx);
 void infer_global_pool(NodeContext& ctx);
 void infer_norm(NodeContext& ctx);

@@ -24,6 +24,7 @@ Arity arity(const Node& node) {
         case OpKind::ConvTranspose:
         case OpKind::Gemm:
         case OpKind::FullyConnected: return {2, 3, 1, 1};
+        case OpKind::SeparableConv: return {4, 6, 1, 1};  // X, Wd, [Bd], Wp, [Bp], [Z]: Bd may be absent
         case OpKind::BatchNorm: return {5, 5, 1, 1};
         case OpKind::InstanceNorm: return {3, 3, 1, 1};
         case OpKind::Unary:  // Clip's min and max arrive as inputs from ONNX
@@ -46,6 +47,9 @@ Arity arity(const Node& node) {
         default: return {1, 1, 1, 1};
     }
 }
+
+// Inputs below min_inputs that may still be absent (kNoValue): SeparableConv's depthwise bias sits before Wp.
+bool optional_within_min(const Node& node, size_t i) { return node.op == OpKind::SeparableConv && i == 2; }
 
 bool attrs_match(const Node& node) {
     switch (node.op) {
@@ -93,8 +97,8 @@ private:
         for (size_t i = 0; i < n.inputs.size(); ++i) {
             ValueId id = n.inputs[i];
             if (id == kNoValue) {
-                STRATA_CHECK(i >= a.min_inputs, StatusCode::invalid_argument, "{}: required input {} is absent", label,
-                             i);
+                STRATA_CHECK(i >= a.min_inputs || optional_within_min(n, i), StatusCode::invalid_argument,
+                             "{}: required input {} is absent", label, i);
                 continue;
             }
             check_id(id, fmt::format("{} input {}", label, i));

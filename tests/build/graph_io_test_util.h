@@ -40,6 +40,9 @@ public:
     ir::UnaryAttrs unary() { return {pick(ir::UnaryKind::Reciprocal), f32(), f32()}; }
     std::optional<ir::UnaryAttrs> opt_unary() { return present() ? std::optional(unary()) : std::nullopt; }
     uint64_t next() { return rng_(); }
+    ir::ConvAttrs conv() {
+        return {ints(), ints(), ints(), ints(), ints(), i64(), pick(ir::AutoPad::valid), opt_unary()};
+    }
 
     /// An attrs struct of `op`'s kind with every field random.
     ir::Attrs attrs(ir::OpKind op);
@@ -53,7 +56,9 @@ inline ir::Attrs AttrsGen::attrs(ir::OpKind op) {
     using namespace ir;
     switch (op) {
         case OpKind::Conv:
-            return ConvAttrs{ints(), ints(), ints(), ints(), ints(), i64(), pick(AutoPad::valid), opt_unary()};
+            return conv();
+        case OpKind::SeparableConv:
+            return SeparableConvAttrs{conv(), conv()};
         case OpKind::ConvTranspose:
             return ConvTransposeAttrs{
                 ints(), ints(), ints(), ints(), ints(), ints(), ints(), i64(), pick(AutoPad::valid)};

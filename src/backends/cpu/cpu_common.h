@@ -45,6 +45,7 @@ STRATA_CPU_KERNEL(fully_connected);
 STRATA_CPU_KERNEL(concat);
 STRATA_CPU_KERNEL(softmax);
 STRATA_CPU_KERNEL(batch_norm);
+STRATA_CPU_KERNEL(separable_conv);
 void log_softmax(const ir::Node& node, std::span<const Tensor> inputs, std::span<Tensor> outputs,
                  const KernelContext& ctx);
 

@@ -11,6 +11,7 @@ void register_cpu_tactics(TacticRegistry& registry) {
     };
     add("cpu.conv2d_depthwise", OpKind::Conv, cpu::conv_depthwise_can_implement, cpu::conv_depthwise);
     add("cpu.conv2d_im2col_gemm", OpKind::Conv, cpu::conv_gemm_can_implement, cpu::conv_gemm);
+    add("cpu.separable_conv", OpKind::SeparableConv, cpu::separable_conv_can_implement, cpu::separable_conv);
     add("cpu.maxpool2d", OpKind::MaxPool, cpu::max_pool_can_implement, cpu::max_pool);
     add("cpu.avgpool2d", OpKind::AveragePool, cpu::average_pool_can_implement, cpu::average_pool);
     add("cpu.global_avgpool", OpKind::GlobalAveragePool, cpu::global_average_pool_can_implement,

@@ -30,6 +30,7 @@ const CudaTacticRegistry& CudaTacticRegistry::global() {
         register_conv_tactics(r);
         register_memory_bound_tactics(r);
         register_library_tactics(r);
+        register_fused_tactics(r);
         return r;
     }();
     return registry;

@@ -108,5 +108,6 @@ std::unique_ptr<CudaKernel> make_function_kernel(const StepDesc& desc, int /*con
 void register_conv_tactics(CudaTacticRegistry& registry);         // kernels/conv/: implicit GEMM, direct, depthwise
 void register_memory_bound_tactics(CudaTacticRegistry& registry); // kernels/{elementwise,pool,softmax,data,...}
 void register_library_tactics(CudaTacticRegistry& registry);      // libs/: cuDNN, cuBLASLt (when present)
+void register_fused_tactics(CudaTacticRegistry& registry);        // kernels/fused/: SeparableConv
 
 }  // namespace strata::cuda

@@ -8,6 +8,7 @@ bool keeps_float32(const ir::Node& node, size_t index) {
         case ir::OpKind::Conv:
         case ir::OpKind::ConvTranspose:
         case ir::OpKind::FullyConnected: return index == 2;
+        case ir::OpKind::SeparableConv: return index == 2 || index == 4;  // Bd, Bp
         case ir::OpKind::BatchNorm:
         case ir::OpKind::InstanceNorm: return index >= 1;
         default: return false;

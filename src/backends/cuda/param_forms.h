@@ -1,7 +1,8 @@
 // param_forms.h: the dtype and layout each input and output of a CUDA step gets, given the step's compute dtype
 // and the layout of its 4-D activations. One rule for the builder and for the kernel tests:
 //   - float tensors take the compute dtype, except the float32 parameters that epilogues read (Conv /
-//     ConvTranspose / FullyConnected bias, BatchNorm / InstanceNorm scale, bias, mean, var);
+//     ConvTranspose / FullyConnected bias, SeparableConv's two biases, BatchNorm / InstanceNorm scale, bias, mean,
+//     var);
 //   - integer and bool tensors keep their dtype;
 //   - rank-4 tensors take the activation layout; every other tensor is row-major.
 #pragma once

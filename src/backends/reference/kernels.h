@@ -37,6 +37,7 @@ STRATA_REFERENCE_KERNEL(shape_kernel);
 STRATA_REFERENCE_KERNEL(gather_kernel);
 STRATA_REFERENCE_KERNEL(constant_of_shape_kernel);
 STRATA_REFERENCE_KERNEL(cast_kernel);
+STRATA_REFERENCE_KERNEL(separable_conv_kernel);  // the depthwise Conv, then the 1x1 Conv (separable_conv.cpp)
 
 #undef STRATA_REFERENCE_KERNEL
 

@@ -51,6 +51,7 @@ constexpr std::array<Entry, ir::kOpCount> kTable = {{
     {OpKind::Cast, ref::cast_kernel},
     {OpKind::Identity, ref::copy_kernel},
     {OpKind::Dropout, ref::copy_kernel},
+    {OpKind::SeparableConv, ref::separable_conv_kernel},
 }};
 
 constexpr bool table_in_op_order() {
