@@ -1,18 +1,23 @@
 // build_gpu.cpp: the GPU half of build_plan. After the passes: give every activation its device dtype and layout,
 // plan the arena (aliasing views and byte-identical Casts), then for each step time every (tactic, config) that
 // can run it on the real shapes, on a trial arena of random data, and keep the fastest. Times come from (and go to)
-// the timing cache, so a second build of the same network mostly skips the GPU.
+// the timing cache, so a second build of the same network mostly skips the GPU. Then fusions that only some shapes
+// gain from are decided by the same times (NOTE [fusion by measurement]).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/common/fill_random.h"
+#include "backends/cuda/kernels/fused/separable.h"
 #include "backends/cuda/launch_timer.h"
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "backends/cuda/libs/cudnn_loader.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "build/cuda/timing_cache.h"
 #include "build/plan.h"
 #include "core/check.h"
@@ -206,6 +211,115 @@ void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& ca
     }
 }
 
+// NOTE [fusion by measurement]
+// A fused kernel is not faster everywhere: the fused depthwise -> pointwise kernel reads its pointwise weights
+// once per 8 x 16 tile, so it loses where K x Cm is large, and at small batches its tiles leave SMs idle. So the
+// builder decides per pair from measured times: it plans the network unfused (every step timed), plans it again
+// with every pair the fused kernel covers fused, keeps the fusion of the pairs whose fused step beat the sum of
+// their two separate steps, and plans that graph a third time (its kernels' times all come from the timing cache).
+
+// The pairs the fused kernel can run, as the compute dtype and layout will make them.
+bool separable_kernel_covers(const ir::Graph& g, const ir::Node& dw, const ir::Node& pw, DType compute,
+                             Layout layout, const cuda::DeviceInfo& info) {
+    if (layout != Layout::nhwc) return false;
+    const auto& a = dw.attr<ir::ConvAttrs>();
+    if (a.kernel.size() != 2 || a.dilations[0] != 1 || a.dilations[1] != 1) return false;
+    const int cm = static_cast<int>(g.value(dw.inputs[0]).shape[1]);
+    const int k = static_cast<int>(g.value(pw.outputs[0]).shape[1]);
+    const int r = static_cast<int>(a.kernel[0]), s = static_cast<int>(a.kernel[1]);
+    const int sh = static_cast<int>(a.strides[0]), sw = static_cast<int>(a.strides[1]);
+    if (!cuda::separable_problem(compute, cm, k, r, s, sh, sw).empty()) return false;
+    return cuda::separable_smem_bytes(compute, r, sh, k) <= info.smem_per_block_optin;
+}
+
+// The measured time of each step, by the name of the value it writes (names survive the rewrite; node indices do not).
+std::map<std::string, double> step_times(const Plan& plan) {
+    std::map<std::string, double> t;
+    for (const Step& st : plan.steps) {
+        const ir::Node& node = plan.graph.nodes()[st.node];
+        if (!node.outputs.empty()) t[plan.graph.value(node.outputs[0]).name] = st.measured_ms;
+    }
+    return t;
+}
+
+constexpr const char* kSeparableTactic = "cuda.fused.separable";
+
+// Whether the fused tactic may run here at all: registered, not excluded, and not behind the unverified-tactics
+// gate (while it is, a trial with the pairs fused would fail at its first fused step).
+bool separable_tactic_usable() {
+    return cuda::CudaTacticRegistry::global().find(kSeparableTactic) != nullptr && !excluded_tactic(kSeparableTactic) &&
+           cuda::unverified_tactic_problem().empty();
+}
+
+// STRATA_FUSE_SEPARABLE: "timed" (default: NOTE [fusion by measurement]), "all" (every pair the kernel covers,
+// without timing: for tests and comparisons), "none".
+std::string separable_fusion_mode() {
+    const char* env = std::getenv("STRATA_FUSE_SEPARABLE");
+    const std::string mode = env && *env ? env : "timed";
+    STRATA_CHECK(mode == "timed" || mode == "all" || mode == "none", StatusCode::invalid_argument,
+                 "STRATA_FUSE_SEPARABLE={}: use timed, all or none", mode);
+    return mode;
+}
+
+void fuse_separable_where_faster(Plan& plan, const ir::Graph& unfused, const cuda::DeviceInfo& info,
+                                 TimingCache& cache) {
+    const std::string mode = separable_fusion_mode();
+    if (mode == "none" || !separable_tactic_usable()) return;
+    const DType compute = runtime::compute_dtype(plan.options.precision);
+    const Layout layout = network_layout(compute);
+    auto covered = [&](const ir::Graph& g, const ir::Node& dw, const ir::Node& pw) {
+        return separable_kernel_covers(g, dw, pw, compute, layout, info);
+    };
+    // (dw output, pw output) value names of the pairs to try.
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const passes::SeparablePair& p : passes::separable_pairs(unfused)) {
+        const ir::Node &dw = unfused.nodes()[p.dw], &pw = unfused.nodes()[p.pw];
+        if (covered(unfused, dw, pw))
+            pairs.emplace_back(unfused.value(dw.outputs[0]).name, unfused.value(pw.outputs[0]).name);
+    }
+    if (pairs.empty()) return;
+    if (mode == "all") {
+        Plan fused_plan;
+        fused_plan.options = plan.options, fused_plan.batch = plan.batch, fused_plan.device_name = plan.device_name;
+        fused_plan.graph = unfused;
+        passes::fuse_separable_conv(fused_plan.graph, covered);
+        plan_device_steps(fused_plan, info, cache);
+        plan = std::move(fused_plan);
+        return;
+    }
+    const std::map<std::string, double> separate = step_times(plan);
+    Plan trial;
+    trial.options = plan.options, trial.batch = plan.batch, trial.device_name = plan.device_name;
+    trial.graph = unfused;
+    passes::fuse_separable_conv(trial.graph, covered);
+    try {
+        plan_device_steps(trial, info, cache, /*time_every_step=*/true);
+    } catch (const Error& e) {  // a fused step the tactic refused after all: keep the network unfused
+        if (plan.options.show_progress) std::fprintf(stderr, "\n[strata] not fusing separable pairs: %s", e.what());
+        return;
+    }
+    const std::map<std::string, double> fused = step_times(trial);
+    std::set<std::string> winners;  // pw output names
+    for (const auto& [mid, out] : pairs) {
+        auto f = fused.find(out);
+        auto a = separate.find(mid), b = separate.find(out);
+        if (f == fused.end() || a == separate.end() || b == separate.end()) continue;
+        if (f->second > 0 && a->second > 0 && b->second > 0 && f->second < a->second + b->second) winners.insert(out);
+        if (plan.options.show_progress)
+            std::fprintf(stderr, "\n[strata] fuse %s -> %s: %.4f ms fused, %.4f + %.4f ms separate%s", mid.c_str(),
+                         out.c_str(), f->second, a->second, b->second, winners.count(out) ? ": fused" : "");
+    }
+    if (winners.empty()) return;
+    Plan final_plan;
+    final_plan.options = plan.options, final_plan.batch = plan.batch, final_plan.device_name = plan.device_name;
+    final_plan.graph = unfused;
+    passes::fuse_separable_conv(final_plan.graph, [&](const ir::Graph& g, const ir::Node& dw, const ir::Node& pw) {
+        return covered(g, dw, pw) && winners.count(g.value(pw.outputs[0]).name) > 0;
+    });
+    plan_device_steps(final_plan, info, cache, false);
+    plan = std::move(final_plan);
+}
+
 }  // namespace
 
 void build_gpu_steps(Plan& plan) {
@@ -222,7 +336,9 @@ void build_gpu_steps(Plan& plan) {
                                           {"remove_unused", passes::remove_unused}});
     }
     TimingCache cache(TimingCache::resolve_path(plan.options.timing_cache));
+    const ir::Graph unfused = plan.graph;  // plan_device_steps rewrites plan.graph (device storage)
     plan_device_steps(plan, info, cache);
+    if (plan.options.optimize) fuse_separable_where_faster(plan, unfused, info, cache);
     if (plan.options.show_progress)
         std::fprintf(stderr, "\r[strata] chose kernels for %zu steps (timing cache: %zu hits, %zu timed)\n",
                      plan.graph.nodes().size(), cache.hits(), cache.misses());
