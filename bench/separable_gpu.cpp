@@ -16,6 +16,7 @@
 #include "backends/cuda/kernels/fused/separable.h"
 #include "gpu_bench.h"
 #include "passes/pass.h"
+#include "passes/passes.h"
 #include "zoo/zoo.h"
 
 using namespace strata;
@@ -56,29 +57,11 @@ Options parse(int argc, char** argv) {
 constexpr int kLaunches = 20;
 constexpr int kReplays = 15;
 
-// A depthwise Conv whose output feeds exactly one node, a 1x1 stride-1 unpadded Conv.
+// The pair's two Conv nodes (passes::separable_pairs gives their indices).
 struct Pair {
     const ir::Node* dw;
     const ir::Node* pw;
 };
-
-std::vector<Pair> separable_pairs(const ir::Graph& g) {
-    std::vector<Pair> pairs;
-    for (const ir::Node& n : g.nodes()) {
-        if (n.op != ir::OpKind::Conv) continue;
-        const auto& a = n.attr<ir::ConvAttrs>();
-        const int64_t c = g.value(n.inputs[0]).shape[1];
-        if (a.group != c || g.value(n.outputs[0]).shape[1] != c) continue;
-        const std::vector<size_t> users = g.consumers(n.outputs[0]);
-        if (users.size() != 1) continue;
-        const ir::Node& next = g.nodes()[users[0]];
-        if (next.op != ir::OpKind::Conv || next.inputs[0] != n.outputs[0]) continue;
-        const auto& b = next.attr<ir::ConvAttrs>();
-        if (b.group != 1 || b.kernel != std::vector<int64_t>{1, 1} || b.strides != std::vector<int64_t>{1, 1}) continue;
-        pairs.push_back({&n, &next});
-    }
-    return pairs;
-}
 
 // The best time over every Conv tactic and config for one step ("-" when none runs it).
 bench::TimedConfig best_step(const cuda::StepDesc& desc, cudaStream_t stream) {
@@ -149,7 +132,8 @@ int main(int argc, char** argv) try {
         std::map<std::string, bool> seen;
         double log_sum = 0;
         int count = 0;
-        for (const Pair& pr : separable_pairs(*graph)) {
+        for (const passes::SeparablePair& sp : passes::separable_pairs(*graph)) {
+            const Pair pr{&graph->nodes()[sp.dw], &graph->nodes()[sp.pw]};
             const Shape& x = graph->value(pr.dw->inputs[0]).shape;
             const auto& da = pr.dw->attr<ir::ConvAttrs>();
             const int64_t k = graph->value(pr.pw->outputs[0]).shape[1];

@@ -10,6 +10,8 @@
 #include <random>
 #include <string>
 
+#include "backends/cuda/cuda_tactic.h"
+#include "backends/cuda/param_forms.h"
 #include "gpu_support.h"
 #include "ir/builder.h"
 #include "ir/shape_inference.h"
@@ -68,6 +70,29 @@ inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_
     auto graph = b.finish();
     ir::infer_shapes(*graph);
     return graph;
+}
+
+/// `tactic`'s can_implement on the case's one-node graph, as the builder would describe the step but without a
+/// device (so its device checks are off): runs on the host, also in CI.
+inline std::string host_can_implement(const GpuConvCase& cc, const std::string& tactic_name, DType dtype,
+                                      Layout layout, int config = 0) {
+    auto graph = conv_case_graph(cc, 1);
+    const ir::Node& node = graph->nodes()[0];
+    cuda::StepDesc desc;
+    desc.node = &node;
+    desc.name = node.name;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+        if (node.inputs[i] == ir::kNoValue) {
+            desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});
+            continue;
+        }
+        desc.inputs.push_back(
+            cuda::value_desc(graph->value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
+    }
+    desc.outputs.push_back(cuda::value_desc(graph->value(node.outputs[0]), dtype, layout));
+    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(tactic_name);
+    EXPECT_NE(tactic, nullptr) << tactic_name;
+    return tactic ? tactic->can_implement(desc, config) : "no tactic";
 }
 
 inline double gpu_tolerance(DType dtype) {

@@ -148,52 +148,32 @@ TEST(GpuConvPointwiseNarrow, RefusesWhatItDoesNotCover) {
     expect_refused_because(one_d, DType::f16, Layout::nhwc, "2-D");
 }
 
-// can_implement alone, on the host (no device in the desc: no GPU needed, so this also runs in CI): the
-// MobileNetV2 expand layers at batch 64 are taken, and each refusal names its reason.
-std::string host_can_implement(const GpuConvCase& cc, DType dtype, Layout layout) {
-    auto graph = conv_case_graph(cc, 1);
-    const ir::Node& node = graph->nodes()[0];
-    cuda::StepDesc desc;
-    desc.node = &node;
-    desc.name = node.name;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-        if (node.inputs[i] == ir::kNoValue) {
-            desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});
-            continue;
-        }
-        desc.inputs.push_back(
-            cuda::value_desc(graph->value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
-    }
-    desc.outputs.push_back(cuda::value_desc(graph->value(node.outputs[0]), dtype, layout));
-    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kPw);
-    EXPECT_NE(tactic, nullptr);
-    return tactic ? tactic->can_implement(desc, 0) : "no tactic";
-}
-
+// can_implement alone, on the host (host_can_implement: no GPU needed, so this also runs in CI): the MobileNetV2
+// expand layers at batch 64 are taken, and each refusal names its reason.
 TEST(GpuConvPointwiseNarrow, CanImplementReasonsOnHost) {
     const GpuConvCase ok = pw_case(1, 16, 9, 9, 96, true);
-    EXPECT_EQ(host_can_implement(ok, DType::f16, Layout::nhwc), "");
-    EXPECT_EQ(host_can_implement(pw_case(64, 16, 112, 112, 96, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
-    EXPECT_EQ(host_can_implement(pw_case(64, 24, 56, 56, 144, true, UnaryKind::Relu6), DType::bf16, Layout::nhwc), "");
-    EXPECT_EQ(host_can_implement(pw_case(64, 64, 14, 14, 384, true, UnaryKind::Relu6), DType::f16, Layout::nhwc), "");
-    EXPECT_EQ(host_can_implement(pw_case(2, 16, 9, 9, 32, false, std::nullopt, 2, 2), DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(ok, kPw, DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(pw_case(64, 16, 112, 112, 96, true, UnaryKind::Relu6), kPw, DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(pw_case(64, 24, 56, 56, 144, true, UnaryKind::Relu6), kPw, DType::bf16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(pw_case(64, 64, 14, 14, 384, true, UnaryKind::Relu6), kPw, DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(pw_case(2, 16, 9, 9, 32, false, std::nullopt, 2, 2), kPw, DType::f16, Layout::nhwc), "");
     auto expect_reason = [](const std::string& reason, const std::string& part) {
         EXPECT_NE(reason.find(part), std::string::npos) << "reason '" << reason << "' should mention '" << part << "'";
     };
-    expect_reason(host_can_implement(ok, DType::f32, Layout::nhwc), "fp16 and bf16");
-    expect_reason(host_can_implement(ok, DType::f16, Layout::nchw), "nhwc");
-    expect_reason(host_can_implement(pw_case(1, 72, 9, 9, 96, true), DType::f16, Layout::nhwc), "C <= 64");
-    expect_reason(host_can_implement(pw_case(1, 12, 9, 9, 96, true), DType::f16, Layout::nhwc), "C % 8");
-    expect_reason(host_can_implement(pw_case(1, 16, 9, 9, 20, true), DType::f16, Layout::nhwc), "K % 8");
+    expect_reason(host_can_implement(ok, kPw, DType::f32, Layout::nhwc), "fp16 and bf16");
+    expect_reason(host_can_implement(ok, kPw, DType::f16, Layout::nchw), "nhwc");
+    expect_reason(host_can_implement(pw_case(1, 72, 9, 9, 96, true), kPw, DType::f16, Layout::nhwc), "C <= 64");
+    expect_reason(host_can_implement(pw_case(1, 12, 9, 9, 96, true), kPw, DType::f16, Layout::nhwc), "C % 8");
+    expect_reason(host_can_implement(pw_case(1, 16, 9, 9, 20, true), kPw, DType::f16, Layout::nhwc), "K % 8");
     GpuConvCase three = ok;
     three.kh = three.kw = 3, three.pt = three.pl = three.pb = three.pr = 1;
-    expect_reason(host_can_implement(three, DType::f16, Layout::nhwc), "1x1");
+    expect_reason(host_can_implement(three, kPw, DType::f16, Layout::nhwc), "1x1");
     GpuConvCase padded = ok;
     padded.pt = padded.pl = padded.pb = padded.pr = 1;
-    expect_reason(host_can_implement(padded, DType::f16, Layout::nhwc), "padding");
+    expect_reason(host_can_implement(padded, kPw, DType::f16, Layout::nhwc), "padding");
     GpuConvCase grouped = ok;
     grouped.group = 2;
-    expect_reason(host_can_implement(grouped, DType::f16, Layout::nhwc), "group");
+    expect_reason(host_can_implement(grouped, kPw, DType::f16, Layout::nhwc), "group");
 }
 
 }  // namespace

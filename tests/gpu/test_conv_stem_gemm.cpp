@@ -107,67 +107,47 @@ TEST(GpuConvStemGemm, AddsResidualBeforeActivation) {
         }
 }
 
-// can_implement alone, on the host (no device in the desc: this also runs in CI).
-std::string host_can_implement(const GpuConvCase& cc, DType dtype, Layout layout, int config = 0) {
-    auto graph = conv_case_graph(cc, 1);
-    const ir::Node& node = graph->nodes()[0];
-    cuda::StepDesc desc;
-    desc.node = &node;
-    desc.name = node.name;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-        if (node.inputs[i] == ir::kNoValue) {
-            desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});
-            continue;
-        }
-        desc.inputs.push_back(
-            cuda::value_desc(graph->value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
-    }
-    desc.outputs.push_back(cuda::value_desc(graph->value(node.outputs[0]), dtype, layout));
-    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kStemGemm);
-    EXPECT_NE(tactic, nullptr);
-    return tactic ? tactic->can_implement(desc, config) : "no tactic";
-}
-
+// can_implement alone, on the host (host_can_implement: no GPU needed, so this also runs in CI).
 TEST(GpuConvStemGemm, CanImplementReasonsOnHost) {
     if (!cuda::unverified_tactics_enabled()) {  // the rows kernel stays behind the gate until it runs on a GPU
         const GpuConvCase squeeze{64, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true};
-        EXPECT_NE(host_can_implement(squeeze, DType::f16, Layout::nhwc, cuda::kStemRows).find("not yet verified"),
+        EXPECT_NE(host_can_implement(squeeze, kStemGemm, DType::f16, Layout::nhwc, cuda::kStemRows).find("not yet verified"),
                   std::string::npos);
     }
     UnverifiedTacticsScope gate;
     const GpuConvCase ok{64, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu};
     const GpuConvCase resnet{64, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu};
-    EXPECT_EQ(host_can_implement(ok, DType::f16, Layout::nhwc), "");
-    EXPECT_EQ(host_can_implement(resnet, DType::bf16, Layout::nhwc), "");
-    EXPECT_EQ(host_can_implement(ok, DType::f16, Layout::nhwc, cuda::kStemRows), "");
-    EXPECT_EQ(host_can_implement(resnet, DType::bf16, Layout::nhwc, cuda::kStemRows), "");
+    EXPECT_EQ(host_can_implement(ok, kStemGemm, DType::f16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(resnet, kStemGemm, DType::bf16, Layout::nhwc), "");
+    EXPECT_EQ(host_can_implement(ok, kStemGemm, DType::f16, Layout::nhwc, cuda::kStemRows), "");
+    EXPECT_EQ(host_can_implement(resnet, kStemGemm, DType::bf16, Layout::nhwc, cuda::kStemRows), "");
     GpuConvCase stride1 = ok;
     stride1.sh = stride1.sw = 1;
-    EXPECT_EQ(host_can_implement(stride1, DType::f16, Layout::nhwc), "");
-    EXPECT_NE(host_can_implement(stride1, DType::f16, Layout::nhwc, cuda::kStemRows).find("stride 2"), std::string::npos);
+    EXPECT_EQ(host_can_implement(stride1, kStemGemm, DType::f16, Layout::nhwc), "");
+    EXPECT_NE(host_can_implement(stride1, kStemGemm, DType::f16, Layout::nhwc, cuda::kStemRows).find("stride 2"), std::string::npos);
     GpuConvCase dilated = ok;
     dilated.dh = dilated.dw = 2;
-    EXPECT_NE(host_can_implement(dilated, DType::f16, Layout::nhwc, cuda::kStemRows).find("dilation 1"),
+    EXPECT_NE(host_can_implement(dilated, kStemGemm, DType::f16, Layout::nhwc, cuda::kStemRows).find("dilation 1"),
               std::string::npos);
     auto expect_reason = [](const std::string& reason, const std::string& part) {
         EXPECT_NE(reason.find(part), std::string::npos) << "reason '" << reason << "' should mention '" << part << "'";
     };
-    expect_reason(host_can_implement(ok, DType::f32, Layout::nhwc), "fp16 and bf16");
-    expect_reason(host_can_implement(ok, DType::f16, Layout::nchw), "nhwc");
+    expect_reason(host_can_implement(ok, kStemGemm, DType::f32, Layout::nhwc), "fp16 and bf16");
+    expect_reason(host_can_implement(ok, kStemGemm, DType::f16, Layout::nchw), "nhwc");
     GpuConvCase four = ok;
     four.c = 4;
-    expect_reason(host_can_implement(four, DType::f16, Layout::nhwc), "3 input channels");
+    expect_reason(host_can_implement(four, kStemGemm, DType::f16, Layout::nhwc), "3 input channels");
     GpuConvCase five = ok;
     five.kh = five.kw = 5;
-    expect_reason(host_can_implement(five, DType::f16, Layout::nhwc), "3x3 or 7x7");
+    expect_reason(host_can_implement(five, kStemGemm, DType::f16, Layout::nhwc), "3x3 or 7x7");
     GpuConvCase rect = ok;
     rect.kw = 7;
-    expect_reason(host_can_implement(rect, DType::f16, Layout::nhwc), "3x3 or 7x7");
+    expect_reason(host_can_implement(rect, kStemGemm, DType::f16, Layout::nhwc), "3x3 or 7x7");
     GpuConvCase odd_k = ok;
     odd_k.m = 20;
-    expect_reason(host_can_implement(odd_k, DType::f16, Layout::nhwc), "K % 8");
+    expect_reason(host_can_implement(odd_k, kStemGemm, DType::f16, Layout::nhwc), "K % 8");
     GpuConvCase one_d{1, 3, 0, 21, 16, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, true};
-    expect_reason(host_can_implement(one_d, DType::f16, Layout::nhwc), "2-D");
+    expect_reason(host_can_implement(one_d, kStemGemm, DType::f16, Layout::nhwc), "2-D");
 }
 
 }  // namespace

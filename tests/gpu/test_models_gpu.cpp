@@ -27,14 +27,6 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
     return info.param.model + "_" + precision_name(info.param.precision);
 }
 
-int64_t argmax_row(const Tensor& t, int64_t row) {
-    const float* p = static_cast<const float*>(t.raw()) + row * t.shape()[1];
-    int64_t best = 0;
-    for (int64_t i = 1; i < t.shape()[1]; ++i)
-        if (p[i] > p[best]) best = i;
-    return best;
-}
-
 double max_abs(const Tensor& t) {
     const float* p = static_cast<const float*>(t.raw());
     double m = 0;
@@ -84,7 +76,7 @@ TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
     EXPECT_LE(err, fp32 ? 1e-4 : 2e-2) << engine->describe();
     if (!fp32)
         for (int64_t row = 0; row < got.shape()[0]; ++row)
-            EXPECT_EQ(argmax_row(got, row), argmax_row(*want, row)) << "top-1 of row " << row;
+            EXPECT_EQ(test::argmax_row(got, row), test::argmax_row(*want, row)) << "top-1 of row " << row;
     std::printf("[ model ] %s %s: max|got-want|/max|want| = %.3g\n", c.model.c_str(), precision_name(c.precision), err);
     // A second run replays the captured CUDA graph: it must give the same bits.
     auto again = ctx->run({{in_name, *input}});

@@ -41,14 +41,6 @@ Built build_and_run(const std::string& mode, const Tensor& input) {
     return b;
 }
 
-int64_t argmax_row(const Tensor& t, int64_t row) {
-    const float* p = static_cast<const float*>(t.raw()) + row * t.shape()[1];
-    int64_t best = 0;
-    for (int64_t i = 1; i < t.shape()[1]; ++i)
-        if (p[i] > p[best]) best = i;
-    return best;
-}
-
 TEST(GpuSeparableFusion, FusedPlansMatchTheUnfusedPlan) {
     STRATA_REQUIRE_GPU();
     test::UnverifiedTacticsScope gate;  // cuda.fused.separable is behind it until its kernel tests pass on a GPU
@@ -62,7 +54,7 @@ TEST(GpuSeparableFusion, FusedPlansMatchTheUnfusedPlan) {
     for (const Built* b : {&all, &timed}) {
         EXPECT_LE(test::max_rel_error(b->logits, none.logits), 2e-2) << b->describe;
         for (int64_t row = 0; row < 8; ++row)
-            EXPECT_EQ(argmax_row(b->logits, row), argmax_row(none.logits, row)) << "row " << row;
+            EXPECT_EQ(test::argmax_row(b->logits, row), test::argmax_row(none.logits, row)) << "row " << row;
     }
     std::printf("[ fusion ] mobilenet_v2 fp16 batch 8: %d pairs fused with =all, %d kept by timing\n", all.fused_steps,
                 timed.fused_steps);

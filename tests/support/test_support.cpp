@@ -64,6 +64,14 @@ Tensor random_tensor(DType dtype, const Shape& shape, uint64_t seed, double lo, 
     return t;
 }
 
+int64_t argmax_row(const Tensor& t, int64_t row) {
+    const float* p = static_cast<const float*>(t.raw()) + row * t.shape()[1];
+    int64_t best = 0;
+    for (int64_t i = 1; i < t.shape()[1]; ++i)
+        if (p[i] > p[best]) best = i;
+    return best;
+}
+
 double max_rel_error(const Tensor& got, const Tensor& want) {
     EXPECT_EQ(shape_str(got.shape()), shape_str(want.shape()));
     EXPECT_EQ(got.dtype(), DType::f32);

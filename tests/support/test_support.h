@@ -33,6 +33,8 @@ uint64_t test_seed();
 Tensor random_tensor(DType dtype, const Shape& shape, uint64_t seed, double lo = -1.0, double hi = 1.0);
 /// Max |a-b| / max |b| over all elements (both float32); shapes must match.
 double max_rel_error(const Tensor& got, const Tensor& want);
+/// The index of the largest value in row `row` of a float32 [N, M] tensor (a classifier's top-1 class).
+int64_t argmax_row(const Tensor& t, int64_t row);
 /// Number of elements violating |got - want| <= atol + rtol * |want|.
 int64_t count_mismatches(const Tensor& got, const Tensor& want, double rtol, double atol);
 

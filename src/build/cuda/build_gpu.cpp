@@ -278,27 +278,27 @@ void fuse_separable_where_faster(Plan& plan, const ir::Graph& unfused, const cud
             pairs.emplace_back(unfused.value(dw.outputs[0]).name, unfused.value(pw.outputs[0]).name);
     }
     if (pairs.empty()) return;
+    // `unfused` with the pairs `accept` takes fused, planned like `plan` (same options, batch and device).
+    auto plan_fused = [&](const passes::SeparableAccept& accept, bool time_every_step) {
+        Plan fused;
+        fused.options = plan.options, fused.batch = plan.batch, fused.device_name = plan.device_name;
+        fused.graph = unfused;
+        passes::fuse_separable_conv(fused.graph, accept);
+        plan_device_steps(fused, info, cache, time_every_step);
+        return fused;
+    };
     if (mode == "all") {
-        Plan fused_plan;
-        fused_plan.options = plan.options, fused_plan.batch = plan.batch, fused_plan.device_name = plan.device_name;
-        fused_plan.graph = unfused;
-        passes::fuse_separable_conv(fused_plan.graph, covered);
-        plan_device_steps(fused_plan, info, cache);
-        plan = std::move(fused_plan);
+        plan = plan_fused(covered, false);
         return;
     }
     const std::map<std::string, double> separate = step_times(plan);
-    Plan trial;
-    trial.options = plan.options, trial.batch = plan.batch, trial.device_name = plan.device_name;
-    trial.graph = unfused;
-    passes::fuse_separable_conv(trial.graph, covered);
+    std::map<std::string, double> fused;
     try {
-        plan_device_steps(trial, info, cache, /*time_every_step=*/true);
+        fused = step_times(plan_fused(covered, /*time_every_step=*/true));
     } catch (const Error& e) {  // a fused step the tactic refused after all: keep the network unfused
         if (plan.options.show_progress) std::fprintf(stderr, "\n[strata] not fusing separable pairs: %s", e.what());
         return;
     }
-    const std::map<std::string, double> fused = step_times(trial);
     std::set<std::string> winners;  // pw output names
     for (const auto& [mid, out] : pairs) {
         auto f = fused.find(out);
@@ -310,14 +310,11 @@ void fuse_separable_where_faster(Plan& plan, const ir::Graph& unfused, const cud
                          out.c_str(), f->second, a->second, b->second, winners.count(out) ? ": fused" : "");
     }
     if (winners.empty()) return;
-    Plan final_plan;
-    final_plan.options = plan.options, final_plan.batch = plan.batch, final_plan.device_name = plan.device_name;
-    final_plan.graph = unfused;
-    passes::fuse_separable_conv(final_plan.graph, [&](const ir::Graph& g, const ir::Node& dw, const ir::Node& pw) {
-        return covered(g, dw, pw) && winners.count(g.value(pw.outputs[0]).name) > 0;
-    });
-    plan_device_steps(final_plan, info, cache, false);
-    plan = std::move(final_plan);
+    plan = plan_fused(
+        [&](const ir::Graph& g, const ir::Node& dw, const ir::Node& pw) {
+            return covered(g, dw, pw) && winners.count(g.value(pw.outputs[0]).name) > 0;
+        },
+        false);
 }
 
 }  // namespace
