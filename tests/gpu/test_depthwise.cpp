@@ -4,7 +4,9 @@
 // NHWC; random cases for the generic kernel (multiplier, dilation, rectangular kernels, 1-D); the fused residual;
 // and the tile selector's choices (host-only, runs without a GPU).
 #include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "conv_gpu_check.h"
+#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -12,7 +14,8 @@ namespace {
 using ir::UnaryKind;
 
 const char* kTactic = "cuda.conv.depthwise";
-constexpr int kConfigs = 9;
+constexpr int kConfigs = 13;  // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent)
+constexpr int kStagedConfigs[] = {9, 10, 11, 12};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
 const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
@@ -60,6 +63,7 @@ const GpuConvCase kTiledCases[] = {
 
 TEST(GpuDepthwise, EveryConfigMatchesReferenceOnTiledShapes) {
     STRATA_REQUIRE_GPU();
+    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed();
     int forced_runs = 0;
     for (const GpuConvCase& cc : kTiledCases)
@@ -73,6 +77,7 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnTiledShapes) {
 
 TEST(GpuDepthwise, AsymmetricPadsMatchReference) {
     STRATA_REQUIRE_GPU();
+    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed() + 1000;
     // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act
     const GpuConvCase cases[] = {
@@ -102,15 +107,53 @@ TEST(GpuDepthwise, GenericKernelMatchesReferenceOnRandomCases) {
     }
 }
 
+// The staged kernel on maps larger than one shared-memory tile (split down and across, the last tiles short), and
+// channel counts that leave the last slab part-empty (72 = 64 + 8 in fp16 with 32 lanes).
+TEST(GpuDepthwise, StagedKernelSplitsLargeMapsIntoTiles) {
+    STRATA_REQUIRE_GPU();
+    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
+    uint64_t seed = test_seed() + 3000;
+    const GpuConvCase cases[] = {
+        dw_case(2, 64, 45, 70, 3, 1, 1, UnaryKind::Relu6), dw_case(1, 72, 61, 33, 5, 2, 2, UnaryKind::SiLU),
+        dw_case(2, 24, 50, 29, 7, 1, 3, UnaryKind::HardSwish), dw_case(1, 136, 30, 57, 3, 2, 1),
+        dw_case(3, 16, 23, 23, 5, 1, 2, UnaryKind::Relu, false)};
+    int ran = 0;
+    for (const GpuConvCase& cc : cases)
+        for (DType dt : kDtypes)
+            for (int config : kStagedConfigs) ran += check_config(cc, config, dt, Layout::nhwc, seed += 10);
+    EXPECT_EQ(ran, 4 * 3 * 5) << "every case has C a multiple of 16 bytes: the staged kernel must run it";
+}
+
+// can_implement alone, on the host (no GPU needed, so this also runs in CI): the staged configs refuse while the
+// gate is shut, and with it open they take an NHWC case and name what they need on the rest.
+TEST(GpuDepthwise, StagedConfigsAreGatedOnHost) {
+    const GpuConvCase cc = dw_case(8, 64, 28, 28, 3, 1, 1, UnaryKind::Relu6);
+    if (!cuda::unverified_tactics_enabled()) {
+        for (int config : kStagedConfigs) {
+            EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config).find("not yet verified"),
+                      std::string::npos)
+                << "config " << config;
+        }
+    }
+    UnverifiedTacticsScope gate;
+    for (int config : kStagedConfigs) {
+        EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
+        EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nchw, config).find("NHWC"), std::string::npos)
+            << "config " << config;
+    }
+}
+
 TEST(GpuDepthwise, ResidualIsAddedBeforeActivation) {
     STRATA_REQUIRE_GPU();
+    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed() + 2000;
     const GpuConvCase cases[] = {dw_case(2, 16, 11, 13, 3, 1, 1, UnaryKind::Relu),
                                  dw_case(1, 8, 12, 9, 5, 1, 2, UnaryKind::Relu6), dw_case(1, 6, 9, 9, 3, 1, 1)};
     for (const GpuConvCase& cc : cases)
         for (DType dt : kDtypes)
             for (Layout layout : kLayouts)
-                for (int config : {0, 3, 8}) check_config(cc, config, dt, layout, seed += 10, /*residual=*/true);
+                for (int config : {0, 3, 8, 9, 10, 11, 12})
+                    check_config(cc, config, dt, layout, seed += 10, /*residual=*/true);
 }
 
 // ---- the tile selector (host code: runs without a GPU) ----
@@ -197,6 +240,61 @@ TEST(DepthwiseTileSelector, NchwAndOddGeometriesPickTheRightKernel) {
     EXPECT_EQ(cuda::select_depthwise_tile(multiplied, DType::f16, true, 132).kind, cuda::DepthwiseKernelKind::generic);
     cuda::DepthwiseTile generic = cuda::select_depthwise_tile(multiplied, DType::f16, true, 132);
     EXPECT_FALSE(cuda::force_depthwise_strip(generic, multiplied, 4, true));
+}
+
+TEST(DepthwiseTileSelector, StagedTilesFitSharedMemoryAndFillTheGpu) {
+    // Small maps at batch 128: the whole map is one tile where its two buffers fit (3x3: 2 x 16x16 pixels x 128
+    // bytes), full rows otherwise (5x5: 18 rows would take 2 x 41 KiB), and there are tiles for every SM.
+    for (int k : {3, 5}) {
+        auto prm = dw_params(128, 384, 14, k, 1, true);
+        cuda::DepthwiseTile t;
+        ASSERT_TRUE(cuda::stage_depthwise_tile(t, prm, DType::f16, 132, 32, false));
+        EXPECT_EQ(t.kind, cuda::DepthwiseKernelKind::staged_nhwc) << t.str();
+        EXPECT_EQ(t.tile_p, k == 3 ? 14 : 7) << t.str();
+        EXPECT_EQ(t.tile_q, 14) << t.str();
+        EXPECT_LE(cuda::depthwise_smem_bytes(prm, t), 64u * 1024) << t.str();
+        EXPECT_LE(t.block_x, 256) << t.str();
+        EXPECT_EQ(t.block_x % 32, 0) << t.str();
+    }
+    // A large map is cut into tiles that fit, for every kernel size and both lane counts.
+    for (int k : {3, 5, 7})
+        for (int s : {1, 2})
+            for (int lanes : {32, 8}) {
+                auto prm = dw_params(32, 96, 112, k, s, true);
+                cuda::DepthwiseTile t;
+                ASSERT_TRUE(cuda::stage_depthwise_tile(t, prm, DType::f32, 132, lanes, lanes == 8));
+                EXPECT_LE(cuda::depthwise_smem_bytes(prm, t), 64u * 1024) << t.str();
+                EXPECT_GE(t.threads, 132 * 3 * 32) << t.str();
+                EXPECT_EQ(t.channel_lanes, lanes) << t.str();
+            }
+    // Batch 1: more blocks from narrower channel slabs.
+    auto small = dw_params(1, 384, 14, 3, 1, true);
+    cuda::DepthwiseTile wide_slab, narrow_slab;
+    ASSERT_TRUE(cuda::stage_depthwise_tile(wide_slab, small, DType::f16, 132, 32, false));
+    ASSERT_TRUE(cuda::stage_depthwise_tile(narrow_slab, small, DType::f16, 132, 8, false));
+    // A persistent block holds two buffers of the same tile.
+    cuda::DepthwiseTile persistent;
+    ASSERT_TRUE(cuda::stage_depthwise_tile(persistent, small, DType::f16, 132, 8, true));
+    EXPECT_EQ(cuda::depthwise_smem_bytes(small, persistent), 2 * cuda::depthwise_smem_bytes(small, narrow_slab));
+    EXPECT_GT(narrow_slab.threads / narrow_slab.block_x, wide_slab.threads / wide_slab.block_x)
+        << wide_slab.str() << " / " << narrow_slab.str();
+}
+
+TEST(DepthwiseTileSelector, StagedKernelRefusesWhatItCannotCopyInChunks) {
+    cuda::DepthwiseTile t;
+    EXPECT_FALSE(
+        cuda::stage_depthwise_tile(t, dw_params(8, 60, 28, 3, 1, true), DType::f16, 132, 32, false));  // 120 bytes
+    EXPECT_TRUE(cuda::stage_depthwise_tile(t, dw_params(8, 60, 28, 3, 1, true), DType::f32, 132, 32, false));
+    EXPECT_FALSE(cuda::stage_depthwise_tile(t, dw_params(8, 64, 28, 3, 1, false), DType::f16, 132, 32, false));  // NCHW
+    EXPECT_FALSE(cuda::stage_depthwise_tile(t, dw_params(8, 64, 28, 3, 1, true), DType::i8, 132, 32, false));
+    auto dilated = dw_params(4, 32, 28, 3, 1, true);
+    dilated.g.dil_h = dilated.g.dil_w = 2;
+    EXPECT_FALSE(cuda::stage_depthwise_tile(t, dilated, DType::f16, 132, 32, false));
+    // Y in a wider buffer whose pixels sit an odd number of 16-bit channels apart: no 4-byte words to store.
+    auto odd_y = dw_params(4, 32, 28, 3, 1, true);
+    odd_y.y_stride[3] = 33, odd_y.y_stride[2] = 33 * odd_y.g.q, odd_y.y_stride[0] = odd_y.y_stride[2] * odd_y.g.p;
+    EXPECT_FALSE(cuda::stage_depthwise_tile(t, odd_y, DType::f16, 132, 32, false));
+    EXPECT_TRUE(cuda::stage_depthwise_tile(t, odd_y, DType::f32, 132, 32, false));
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 
 namespace strata::test {
 
-bool gpu_available() { return cuda::device_count() > 0; }
+bool gpu_available() {
+    return cuda::device_count() > 0;
+}
 
 DeviceTensor to_device(const Tensor& logical, const cuda::TensorDesc& desc) {
     DeviceTensor t{cuda::DeviceBuffer(std::max<size_t>(desc.bytes(), 1), "a test tensor"), desc};
@@ -37,8 +39,6 @@ Tensor round_to(const Tensor& t, DType dtype) {
     return cuda::unpack_host(bytes.data(), desc);
 }
 
-namespace {
-
 cuda::StepDesc make_desc(const ir::Graph& graph, const ir::Node& node, DType dtype, Layout layout) {
     cuda::StepDesc desc;
     desc.node = &node;
@@ -49,12 +49,14 @@ cuda::StepDesc make_desc(const ir::Graph& graph, const ir::Node& node, DType dty
             desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});
             continue;
         }
-        desc.inputs.push_back(cuda::value_desc(graph.value(node.inputs[i]), dtype, layout,
-                                               cuda::keeps_float32(node, i)));
+        desc.inputs.push_back(
+            cuda::value_desc(graph.value(node.inputs[i]), dtype, layout, cuda::keeps_float32(node, i)));
     }
     for (ir::ValueId v : node.outputs) desc.outputs.push_back(cuda::value_desc(graph.value(v), dtype, layout));
     return desc;
 }
+
+namespace {
 
 int64_t count_unwritten(const Tensor& got, const Tensor& want) {
     if (got.dtype() != DType::f32) return 0;
@@ -67,8 +69,8 @@ int64_t count_unwritten(const Tensor& got, const Tensor& want) {
 
 }  // namespace
 
-TacticRun run_tactic(const ir::Graph& graph, size_t node_index, const std::string& tactic_name, int config,
-                     DType dtype, Layout layout, uint64_t seed, double lo, double hi) {
+TacticRun run_tactic(const ir::Graph& graph, size_t node_index, const std::string& tactic_name, int config, DType dtype,
+                     Layout layout, uint64_t seed, double lo, double hi) {
     const ir::Node& node = graph.nodes().at(node_index);
     const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(tactic_name);
     EXPECT_NE(tactic, nullptr) << "no CUDA tactic named " << tactic_name;

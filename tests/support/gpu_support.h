@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/device_buffer.h"
 #include "backends/cuda/tensor_desc.h"
 #include "ir/graph.h"
@@ -20,8 +21,8 @@ namespace strata::test {
 
 bool gpu_available();
 
-#define STRATA_REQUIRE_GPU()                                                   \
-    do {                                                                       \
+#define STRATA_REQUIRE_GPU()                                                    \
+    do {                                                                        \
         if (!::strata::test::gpu_available()) GTEST_SKIP() << "no CUDA device"; \
     } while (0)
 
@@ -32,6 +33,9 @@ struct DeviceTensor {
 };
 /// Uploads a logical host tensor in `desc`'s dtype and layout (desc.shape must equal the tensor's shape).
 DeviceTensor to_device(const Tensor& logical, const cuda::TensorDesc& desc);
+/// The step the builder would describe for `node` of `graph` on device 0, every value in `dtype` and `layout`
+/// (weights and biases that kernels keep in fp32 stay so).
+cuda::StepDesc make_desc(const ir::Graph& graph, const ir::Node& node, DType dtype, Layout layout);
 /// Downloads to a logical host tensor (float dtypes come back as f32).
 Tensor from_device(const DeviceTensor& t);
 /// The tensor with each value rounded to `dtype` and back (identity for f32 and non-float dtypes).

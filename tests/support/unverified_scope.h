@@ -1,17 +1,27 @@
-// unverified_scope.h: opens the gate of backends/cuda/unverified_tactics.h for one test's lifetime, so that the test
-// can run a kernel family that is not yet verified on a GPU against the reference.
+// unverified_scope.h: environment switches set for one test's lifetime: the gate of backends/cuda/unverified_tactics.h
+// (so that a test can run a kernel family not yet verified on a GPU against the reference) and, generally, any
+// variable a kernel reads when it is made (STRATA_PDL).
 #pragma once
 
 #include <cstdlib>
 
 namespace strata::test {
 
-class UnverifiedTacticsScope {
+/// Sets `name` to "1" until destroyed, then unsets it.
+class EnvSwitchScope {
 public:
-    UnverifiedTacticsScope() { setenv("STRATA_UNVERIFIED_TACTICS", "1", 1); }
-    ~UnverifiedTacticsScope() { unsetenv("STRATA_UNVERIFIED_TACTICS"); }
-    UnverifiedTacticsScope(const UnverifiedTacticsScope&) = delete;
-    UnverifiedTacticsScope& operator=(const UnverifiedTacticsScope&) = delete;
+    explicit EnvSwitchScope(const char* name) : name_(name) { setenv(name_, "1", 1); }
+    ~EnvSwitchScope() { unsetenv(name_); }
+    EnvSwitchScope(const EnvSwitchScope&) = delete;
+    EnvSwitchScope& operator=(const EnvSwitchScope&) = delete;
+
+private:
+    const char* name_;
+};
+
+class UnverifiedTacticsScope : public EnvSwitchScope {
+public:
+    UnverifiedTacticsScope() : EnvSwitchScope("STRATA_UNVERIFIED_TACTICS") {}
 };
 
 }  // namespace strata::test

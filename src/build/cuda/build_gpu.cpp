@@ -17,6 +17,7 @@
 #include "backends/cuda/launch_timer.h"
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "backends/cuda/libs/cudnn_loader.h"
+#include "backends/cuda/pdl.h"
 #include "backends/cuda/unverified_tactics.h"
 #include "build/cuda/timing_cache.h"
 #include "build/plan.h"
@@ -75,6 +76,7 @@ std::string timing_key(const cuda::DeviceInfo& info, const cuda::CudaTactic& tac
     if (tactic.from_library) key += "|" + cuda::libs::cudnn_report() + "|" + cuda::libs::cublaslt_report();
     for (const auto& d : desc.inputs) key += "|" + d.str();
     for (const auto& d : desc.outputs) key += "|>" + d.str();
+    if (cuda::pdl_requested()) key += "|pdl";  // kernels with a PDL path time differently with it
     return key;
 }
 
@@ -131,7 +133,8 @@ struct Selector {
                 workspace = cuda::DeviceBuffer(kernel->workspace_bytes(), "a trial workspace");
             cuda::StepBuffers buffers = runtime::bind_buffers(plan, desc, s, memory, weights);
             buffers.workspace = workspace.data();
-            double ms = time_kernel(*kernel, buffers, stream.get(), fmt::format("timing {} on '{}'", t.name, desc.name));
+            double ms =
+                time_kernel(*kernel, buffers, stream.get(), fmt::format("timing {} on '{}'", t.name, desc.name));
             cache.put(key, ms);
             return ms;
         } catch (const Error& e) {
@@ -147,8 +150,8 @@ struct Selector {
         std::vector<std::pair<const cuda::CudaTactic*, int>> runnable;
         for (const cuda::CudaTactic* t : cuda::CudaTacticRegistry::global().candidates(desc.node->op)) {
             if (excluded_tactic(t->name)) {
-                step.refused += fmt::format("{}{}: excluded by STRATA_EXCLUDE_TACTICS", step.refused.empty() ? "" : "; ",
-                                            t->name);
+                step.refused +=
+                    fmt::format("{}{}: excluded by STRATA_EXCLUDE_TACTICS", step.refused.empty() ? "" : "; ", t->name);
                 continue;
             }
             for (int c = 0; c < t->num_configs; ++c) {
@@ -219,8 +222,8 @@ void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& ca
 // their two separate steps, and plans that graph a third time (its kernels' times all come from the timing cache).
 
 // The pairs the fused kernel can run, as the compute dtype and layout will make them.
-bool separable_kernel_covers(const ir::Graph& g, const ir::Node& dw, const ir::Node& pw, DType compute,
-                             Layout layout, const cuda::DeviceInfo& info) {
+bool separable_kernel_covers(const ir::Graph& g, const ir::Node& dw, const ir::Node& pw, DType compute, Layout layout,
+                             const cuda::DeviceInfo& info) {
     if (layout != Layout::nhwc) return false;
     const auto& a = dw.attr<ir::ConvAttrs>();
     if (a.kernel.size() != 2 || a.dilations[0] != 1 || a.dilations[1] != 1) return false;

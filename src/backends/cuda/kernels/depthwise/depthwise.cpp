@@ -27,12 +27,16 @@ int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
-bool tiled_geometry(const DepthwiseParams& prm) {
+}  // namespace
+
+bool depthwise_tiled_geometry(const DepthwiseParams& prm) {
     const ConvGeometry& g = prm.g;
     const bool k_ok = g.r == g.s && (g.r == 3 || g.r == 5 || g.r == 7);
     const bool s_ok = g.stride_h == g.stride_w && (g.stride_h == 1 || g.stride_h == 2);
     return !g.one_d && k_ok && s_ok && g.dil_h == 1 && g.dil_w == 1 && prm.multiplier == 1;
 }
+
+namespace {
 
 /// The registers dw_strip's arrays take: A x cols accumulators and two or three raw rows of (cols-1)*S+K vectors, plus
 /// the row widened to float on the float path (half2 keeps fp16 pairs: half the accumulator registers, no widening).
@@ -92,6 +96,9 @@ std::string DepthwiseTile::str() const {
                                rows, block_x, block_y, threads);
         case DepthwiseKernelKind::tiled_nchw:
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
+        case DepthwiseKernelKind::staged_nhwc:
+            return fmt::format("staged nhwc{} lanes{} tile {}x{} strip{} block {}, {} threads",
+                               persistent ? " persistent" : "", channel_lanes, tile_p, tile_q, rows, block_x, threads);
         case DepthwiseKernelKind::generic:
             break;
     }
@@ -109,7 +116,7 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
     const int64_t target = int64_t{std::max(sm_count, 1)} * kTargetThreadsPerSm;
     const int elem = static_cast<int>(dtype_size(dtype));
     DepthwiseTile t;
-    if (tiled_geometry(prm) && nhwc && prm.x_stride[1] == 1 && prm.y_stride[1] == 1) {
+    if (depthwise_tiled_geometry(prm) && nhwc && prm.x_stride[1] == 1 && prm.y_stride[1] == 1) {
         const int wide = 16 / elem, narrow = 4 / elem;
         t.vec = g.c % wide == 0 ? wide : (g.c % narrow == 0 ? narrow : 0);
         if (t.vec > 0) {
@@ -129,7 +136,7 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
             return t;
         }
     }
-    if (tiled_geometry(prm) && !nhwc) {
+    if (depthwise_tiled_geometry(prm) && !nhwc) {
         t.kind = DepthwiseKernelKind::tiled_nchw;
         choose_strip(t, g, g.c, {4, 1}, target);
         t.block_x = kThreadsPerBlock;
@@ -154,6 +161,8 @@ bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int 
 }
 
 size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& tile) {
+    if (tile.kind == DepthwiseKernelKind::staged_nhwc)
+        return (tile.persistent ? 2 : 1) * staged_tile_bytes(prm.g, tile.tile_p, tile.tile_q, tile.channel_lanes);
     if (tile.kind != DepthwiseKernelKind::tiled_nhwc) return 0;
     return sizeof(float) * prm.g.r * prm.g.s * tile.block_x * tile.vec;
 }
@@ -161,8 +170,10 @@ size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& til
 void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype, cudaStream_t stream) {
     if (prm.g.out_pixels() * prm.g.k == 0) return;
     bool launched = false;
-    if (tile.kind == DepthwiseKernelKind::tiled_nhwc) {
-        const uintptr_t align = static_cast<uintptr_t>(tile.vec) * dtype_size(dtype);
+    if (tile.kind == DepthwiseKernelKind::tiled_nhwc || tile.kind == DepthwiseKernelKind::staged_nhwc) {
+        // The staged kernel copies X in 16-byte chunks (and reads Y's residual in 4-byte words).
+        const uintptr_t align =
+            tile.kind == DepthwiseKernelKind::staged_nhwc ? 16 : static_cast<uintptr_t>(tile.vec) * dtype_size(dtype);
         auto aligned = [&](const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % align == 0; };
         if (!aligned(prm.x) || !aligned(prm.y) || !aligned(prm.epilogue.residual)) {
             launch_generic(prm, dtype, stream);

@@ -36,9 +36,10 @@ struct DepthwiseParams {
     const void* w = nullptr;
     void* y = nullptr;
     EpilogueParams epilogue;
+    bool pdl = false;  ///< the tiled and staged kernels launch with PDL (NOTE [programmatic dependent launch], pdl.h)
 };
 
-enum class DepthwiseKernelKind { tiled_nhwc, tiled_nchw, generic };
+enum class DepthwiseKernelKind { tiled_nhwc, tiled_nchw, staged_nhwc, generic };
 
 /// What one launch runs: the kernel, its compile-time tile, the rows per strip and the block shape.
 struct DepthwiseTile {
@@ -51,6 +52,10 @@ struct DepthwiseTile {
     int64_t threads = 0;      ///< threads launched (one per strip and channel vector)
     bool half2 = false;       ///< tiled_nhwc in fp16: paired HFMA2 arithmetic (depthwise_math.cuh)
     bool wide_fits = false;   ///< tiled_nhwc: two columns per thread fit the register budget
+    int tile_p = 0;           ///< staged_nhwc: output rows of a block's tile
+    int tile_q = 0;           ///< staged_nhwc: output columns of a block's tile
+    int channel_lanes = 32;   ///< staged_nhwc: lanes of a warp on channels (32 or 8; the rest on columns)
+    bool persistent = false;  ///< staged_nhwc: a few blocks per SM walk the tiles with two buffers; else one each
     std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
 };
 
@@ -67,7 +72,21 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
 /// registers. The tactic offers these as configs so that the builder's timing can confirm or overrule the selector.
 bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int rows, bool wide);
 
-/// Shared memory (bytes) the tiled NHWC kernel stages its filter taps in for `tile`.
+/// The staged NHWC tile for `prm` with `channel_lanes` (32 or 8) lanes on channels: the tile with the least input
+/// re-read (halo) that still launches a few blocks per SM, or the one with the most blocks when none does. False when
+/// the staged kernel cannot run `prm` (it needs the tiled geometry, channels contiguous, C a multiple of 16 bytes).
+bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
+                          bool persistent);
+
+/// True when the tiled and staged kernels have a specialisation for `prm`'s geometry: k in {3,5,7} square, stride
+/// in {1,2} (both dims equal), dilation 1, multiplier 1, 2-D.
+bool depthwise_tiled_geometry(const DepthwiseParams& prm);
+
+/// The shared memory (bytes) of one staged tile buffer of a tile_p x tile_q output tile with `channel_lanes` 4-byte
+/// words per pixel.
+size_t staged_tile_bytes(const ConvGeometry& g, int tile_p, int tile_q, int channel_lanes);
+
+/// Shared memory (bytes) a tile needs: the tiled NHWC kernel's filter taps, the staged kernel's input tile.
 size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& tile);
 
 /// Enqueues the depthwise convolution on `stream` with `tile` (from select_depthwise_tile). Falls back to the

@@ -1,6 +1,6 @@
-// depthwise_bf16.cu: the depthwise kernels instantiated for __nv_bfloat16 (see depthwise_kernel.cuh), one dtype per
+// depthwise_bf16.cu: the depthwise kernels instantiated for __nv_bfloat16 (see depthwise_launch.cuh), one dtype per
 // file so the three instantiation tables compile in parallel.
-#include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
+#include "backends/cuda/kernels/depthwise/depthwise_launch.cuh"
 
 namespace strata::cuda {
 

@@ -1,6 +1,6 @@
-// depthwise_f16.cu: the depthwise kernels instantiated for __half (see depthwise_kernel.cuh), one dtype per file so
+// depthwise_f16.cu: the depthwise kernels instantiated for __half (see depthwise_launch.cuh), one dtype per file so
 // the three instantiation tables compile in parallel.
-#include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
+#include "backends/cuda/kernels/depthwise/depthwise_launch.cuh"
 
 namespace strata::cuda {
 

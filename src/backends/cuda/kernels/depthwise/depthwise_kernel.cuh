@@ -1,5 +1,5 @@
-// depthwise_kernel.cuh: the depthwise kernels of depthwise.h and their typed launcher, instantiated once per dtype
-// by depthwise_f32.cu / depthwise_f16.cu / depthwise_bf16.cu.
+// depthwise_kernel.cuh: the tiled depthwise kernels of depthwise.h (NHWC and NCHW strips) and their launchers;
+// depthwise_launch.cuh dispatches to them per dtype.
 //
 // NOTE [depthwise rolling rows]
 // A thread owns output rows p_first..p_end-1 of one strip (COLS columns, VEC channels). Output row p reads input rows
@@ -12,6 +12,7 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/common/activation_vec.cuh"
+#include "backends/cuda/kernels/common/pdl.cuh"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/kernels/depthwise/depthwise_math.cuh"
@@ -235,13 +236,26 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1];
     const int64_t y_base = n * prm.y_stride[0] + c0 * prm.y_stride[1];
     SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
-    dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, stage_taps);
+    // Launched with PDL, the taps (weights) are staged while the earlier kernel ends and the rows are read after the
+    // wait; without it the rows' loads go first and the taps' overlap them (one memory round trip at batch 1).
+    if (prm.pdl) {
+        stage_taps();
+        pdl_wait();
+        pdl_launch_dependents();
+    }
+    dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, [&] {
+        if (!prm.pdl) stage_taps();
+    });
 }
 
 // One thread per strip of one channel; strips of a row are neighbours so that lanes walk along W.
 template <class T, int K, int S, int COLS>
 __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const DepthwiseParams& prm = a.prm;
+    if (prm.pdl) {  // before any thread can leave: NOTE [programmatic dependent launch]
+        pdl_wait();
+        pdl_launch_dependents();
+    }
     const int64_t strip = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
     if (strip >= a.strips) return;
     const int sq = static_cast<int>(strip % a.strips_q);
@@ -300,7 +314,8 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         auto go = [&](auto vc, auto cc) {
-            dw_tiled_nhwc_kernel<T, decltype(vc)::value, K, S, decltype(cc)::value><<<grid, block, smem, stream>>>(a);
+            launch_kernel(dw_tiled_nhwc_kernel<T, decltype(vc)::value, K, S, decltype(cc)::value>, grid, block, smem,
+                          stream, prm.pdl, a);
         };
         using std::integral_constant;
         if (wide && tile.cols == 2)
@@ -321,19 +336,10 @@ bool launch_tiled_nchw(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         if (tile.cols == 4)
-            dw_tiled_nchw_kernel<T, K, S, 4><<<blocks, tile.block_x, 0, stream>>>(a);
+            launch_kernel(dw_tiled_nchw_kernel<T, K, S, 4>, blocks, tile.block_x, 0, stream, prm.pdl, a);
         else
-            dw_tiled_nchw_kernel<T, K, S, 1><<<blocks, tile.block_x, 0, stream>>>(a);
+            launch_kernel(dw_tiled_nchw_kernel<T, K, S, 1>, blocks, tile.block_x, 0, stream, prm.pdl, a);
     });
-}
-
-/// The launcher each per-dtype .cu instantiates; false when the tile has no tiled kernel (the caller then runs
-/// the generic convolution).
-template <class T>
-bool launch_typed(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
-    if (tile.kind == DepthwiseKernelKind::tiled_nhwc) return launch_tiled_nhwc<T>(prm, tile, stream);
-    if (tile.kind == DepthwiseKernelKind::tiled_nchw) return launch_tiled_nchw<T>(prm, tile, stream);
-    return false;
 }
 
 }  // namespace strata::cuda::dw

@@ -1,11 +1,15 @@
 // depthwise_tactic.cpp: the tactic cuda.conv.depthwise: strata's depthwise kernels (depthwise.h) for every Conv
 // with group == C. Config 0 lets the kernel pick its tile from the shape (select_depthwise_tile); configs 1..8 force
 // the strip (rows 1/2/4/8 x narrow/wide columns) of the tiled kernels so that the builder's timing can check the
-// selector. detail() names the tile, so `strata profile` shows the choice.
+// selector; configs 9-12 run the staged NHWC kernel with 32 or 8 lanes on channels, one block per tile or persistent
+// blocks (NOTE [depthwise staged tile]), behind the unverified-tactics gate until they pass on a GPU. detail() names
+// the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "backends/cuda/pdl.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -13,7 +17,10 @@ namespace strata::cuda {
 namespace {
 
 constexpr int kStripRows[] = {1, 2, 4, 8};
-constexpr int kNumConfigs = 1 + 2 * 4;
+constexpr int kFirstStaged = 1 + 2 * 4;
+constexpr int kStagedLanes[] = {32, 8, 32, 8};
+constexpr bool kStagedPersistent[] = {false, false, true, true};
+constexpr int kNumConfigs = kFirstStaged + 4;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -28,6 +35,10 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 /// The tile of `config` for the step; false when that config does not apply to it.
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
+    if (config >= kFirstStaged)
+        return desc.outputs[0].channels_last() &&
+               stage_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kStagedLanes[config - kFirstStaged],
+                                    kStagedPersistent[config - kFirstStaged]);
     tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
     if (config == 0) return true;
     return force_depthwise_strip(tile, prm, kStripRows[(config - 1) / 2], (config - 1) % 2 == 1);
@@ -40,12 +51,22 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
     DepthwiseTile tile;
     if (!depthwise_tile(desc, prm, config, tile))
-        return "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few registers";
+        return config >= kFirstStaged
+                   ? "the staged kernel needs NHWC, k 3/5/7, stride 1/2, no dilation, multiplier 1, C a multiple of 16 "
+                     "bytes"
+                   : "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few "
+                     "registers";
+    // Last, so that the reasons above still show: the staged kernel has not yet passed its tests on a GPU
+    // (unverified_tactics.h).
+    if (config >= kFirstStaged) return unverified_tactic_problem();
     return {};
 }
 
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
+    if (config >= kFirstStaged)
+        return fmt::format("staged lanes{}{}", kStagedLanes[config - kFirstStaged],
+                           kStagedPersistent[config - kFirstStaged] ? " persistent" : "");
     return fmt::format("rows{} {}", kStripRows[(config - 1) / 2], (config - 1) % 2 ? "wide" : "narrow");
 }
 
@@ -55,6 +76,8 @@ public:
         : desc_(desc), params_(depthwise_params(desc)), dtype_(desc.outputs[0].dtype) {
         STRATA_ASSERT(depthwise_tile(desc, params_, config, tile_), "{}: depthwise config {} does not apply", desc.name,
                       config);
+        params_.pdl =
+            desc.device && use_pdl(desc.device->compute_capability()) && tile_.kind != DepthwiseKernelKind::generic;
     }
 
     void launch(const StepBuffers& buffers, cudaStream_t stream) override {
@@ -66,7 +89,7 @@ public:
         depthwise_forward_launch(prm, tile_, dtype_, stream);
     }
 
-    std::string detail() const override { return tile_.str(); }
+    std::string detail() const override { return params_.pdl ? tile_.str() + ", pdl" : tile_.str(); }
 
 private:
     StepDesc desc_;

@@ -1,0 +1,114 @@
+// depthwise_staged.cpp: how the staged NHWC kernel (NOTE [depthwise staged tile]) cuts a layer into tiles: the
+// input tile per block, the strip each thread walks, the block size.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "backends/cuda/kernels/depthwise/depthwise.h"
+
+namespace strata::cuda {
+
+namespace {
+
+// Shared memory per tile buffer (a persistent block holds two): three such blocks fit on an SM (228 KiB).
+constexpr size_t kStagedTileBudget = 32 * 1024;
+// Blocks per SM the selector aims for before it gives up halo for parallelism.
+constexpr int kStagedBlocksPerSm = 3;
+constexpr int kMaxWarps = 8;
+constexpr int kMinTileSide = 4;  // smaller tiles re-read more halo than they save in parallelism
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+struct StagedCandidate {
+    int tile_p = 0, tile_q = 0;
+    int64_t blocks = 0;
+    double reread = 0;  ///< input pixels staged per input pixel of the map (halo)
+};
+
+/// The candidate tiles: each column split of the map (whole width, halves, quarters, ... down to kMinTileSide
+/// columns) with as many rows as the budget allows, then those rows halved, balanced so the last tile is not a sliver.
+std::vector<StagedCandidate> staged_candidates(const ConvGeometry& g, int channel_lanes, int64_t slabs) {
+    std::vector<StagedCandidate> out;
+    const int64_t pixel_bytes = int64_t{channel_lanes} * 4;
+    for (int splits_q = 1; splits_q <= g.q; ++splits_q) {
+        const int tq = static_cast<int>(ceil_div(g.q, splits_q));
+        if (splits_q > 1 && tq == ceil_div(g.q, splits_q - 1)) continue;  // same tile width as the previous split
+        if (tq < std::min(g.q, kMinTileSide)) break;
+        const int64_t in_cols = int64_t{tq - 1} * g.stride_w + g.s;
+        const int64_t rows_fit = static_cast<int64_t>(kStagedTileBudget) / (in_cols * pixel_bytes);
+        if (rows_fit < g.r) continue;
+        int tp_max = static_cast<int>(std::min<int64_t>((rows_fit - g.r) / g.stride_h + 1, g.p));
+        for (int tp = tp_max; tp >= std::min(g.p, kMinTileSide); tp = (tp + 1) / 2) {
+            const int64_t tiles_p = ceil_div(g.p, tp);
+            StagedCandidate c;
+            c.tile_p = static_cast<int>(ceil_div(g.p, tiles_p));
+            c.tile_q = tq;
+            c.blocks = int64_t{g.n} * slabs * tiles_p * splits_q;
+            const double in_rows = double(c.tile_p - 1) * g.stride_h + g.r;
+            c.reread = in_rows * double(in_cols) * double(tiles_p * splits_q) / (double(g.h) * double(g.w));
+            out.push_back(c);
+            if (tp == 1) break;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+size_t staged_tile_bytes(const ConvGeometry& g, int tile_p, int tile_q, int channel_lanes) {
+    const size_t in_rows = size_t(tile_p - 1) * g.stride_h + g.r, in_cols = size_t(tile_q - 1) * g.stride_w + g.s;
+    return in_rows * in_cols * size_t(channel_lanes) * 4;
+}
+
+bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
+                          bool persistent) {
+    const ConvGeometry& g = prm.g;
+    if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16) return false;
+    const int elem = static_cast<int>(dtype_size(dtype)), chunk = 16 / elem;
+    const bool chunks_aligned = g.c % chunk == 0 && prm.x_stride[0] % chunk == 0 && prm.x_stride[2] % chunk == 0 &&
+                                prm.x_stride[3] % chunk == 0;
+    if (!depthwise_tiled_geometry(prm) || prm.x_stride[1] != 1 || prm.y_stride[1] != 1 || !chunks_aligned) return false;
+    if (channel_lanes != 32 && channel_lanes != 8) return false;
+    const int vec = 4 / elem;
+    // Y (and the residual, which has Y's strides) is stored and read in 4-byte words of vec channels.
+    if (prm.y_stride[0] % vec != 0 || prm.y_stride[2] % vec != 0 || prm.y_stride[3] % vec != 0) return false;
+    const int64_t slabs = ceil_div(g.c, int64_t{channel_lanes} * vec);
+    const std::vector<StagedCandidate> candidates = staged_candidates(g, channel_lanes, slabs);
+    if (candidates.empty()) return false;
+    // The least re-read among the tiles that fill the GPU; the most blocks when none does.
+    const int64_t target = int64_t{std::max(sm_count, 1)} * kStagedBlocksPerSm;
+    const StagedCandidate* best = nullptr;
+    for (const StagedCandidate& c : candidates) {
+        const bool fills = c.blocks >= target;
+        if (!best) {
+            best = &c;
+            continue;
+        }
+        const bool best_fills = best->blocks >= target;
+        if (fills != best_fills ? fills : fills ? c.reread < best->reread : c.blocks > best->blocks) best = &c;
+    }
+    tile = DepthwiseTile{};
+    tile.kind = DepthwiseKernelKind::staged_nhwc;
+    tile.vec = vec;
+    tile.half2 = dtype == DType::f16;
+    tile.channel_lanes = channel_lanes;
+    tile.persistent = persistent;
+    tile.tile_p = best->tile_p, tile.tile_q = best->tile_q;
+    // Strips: the longest (fewest warm-up rows re-walked) that still give every walker of up to kMaxWarps warps a
+    // column-strip; then only as many warps as there are strips.
+    const int walkers_per_warp = 32 / channel_lanes;
+    int strip = tile.tile_p;
+    while (strip > 1 && int64_t{tile.tile_q} * ceil_div(tile.tile_p, strip) < kMaxWarps * walkers_per_warp)
+        strip = (strip + 1) / 2;
+    tile.rows = strip;
+    const int64_t items = int64_t{tile.tile_q} * ceil_div(tile.tile_p, strip);
+    const int warps = static_cast<int>(std::clamp<int64_t>(ceil_div(items, walkers_per_warp), 1, kMaxWarps));
+    tile.block_x = 32 * warps;
+    tile.block_y = 1;
+    tile.threads = best->blocks * tile.block_x;
+    return true;
+}
+
+}  // namespace strata::cuda
