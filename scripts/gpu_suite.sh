@@ -2,16 +2,17 @@
 # Runs on the GPU machine through the device tool, from the repository root, with .device carried (made here by
 # scripts/pack_device.sh). Stages, in the order given (default: tests models):
 #   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
-#   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck
+#   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck, in SANITIZE_SHARDS parallel shards
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
 #   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90, stem_gemm, fused
-#             separable), + sanitizers
+#             separable), + sanitizers (NEW_SANITIZE=0 leaves them out)
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS)
 #   sepbench  bench/separable_gpu: the fused depthwise -> pointwise kernel against the two separate steps (issue 4)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
-#             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct)
+#             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct); then
+#             the same with STRATA_PDL=1 (DWBENCH_PDL=0 leaves that out)
 # Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
 # cases travel in .device/conformance.tar.xz.
 set -uo pipefail
@@ -33,13 +34,39 @@ mkdir -p "$STRATA_SHARED"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 
 sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then racecheck
+    # The tools slow the tests 10-100x, mostly on the host: SANITIZE_SHARDS gtest shards run side by side on the one
+    # GPU (16 host cores there), each under its own tool process, so the whole suite fits a device call.
+    local shards=${SANITIZE_SHARDS:-8}
     for tool in memcheck racecheck; do
-        note "compute-sanitizer $tool ($1)"
-        timeout ${SANITIZE_SECONDS:-240} compute-sanitizer --tool $tool --error-exitcode 1 \
-            build/tests/test_gpu --gtest_filter="$1" > "$out/$2_$tool.log" 2>&1
-        echo "$tool exit $?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED|tests ran" "$out/$2_$tool.log" | tail -5
+        note "compute-sanitizer $tool ($1, $shards shards)"
+        local pids=() i
+        for ((i = 0; i < shards; ++i)); do
+            GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout ${SANITIZE_SECONDS:-240} \
+                compute-sanitizer --tool $tool --error-exitcode 1 build/tests/test_gpu --gtest_filter="$1" \
+                > "/tmp/$2_${tool}_$i.log" 2>&1 &
+            pids+=($!)
+        done
+        local log="$out/$2_$tool.log"
+        : > "$log"
+        for ((i = 0; i < shards; ++i)); do
+            wait "${pids[$i]}"
+            local rc=$?
+            { echo "=== shard $i of $shards: exit $rc"; cat "/tmp/$2_${tool}_$i.log"; } >> "$log"
+            echo "$tool shard $i exit $rc: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED  \]|tests ran" \
+                "/tmp/$2_${tool}_$i.log" | tr '\n' ' ' | cut -c1-300)"
+        done
     done
 }
+
+# The device tool brings back at most 8 files from $OUT: when the stages left more, they travel as one archive.
+pack_logs() {
+    local n
+    n=$(find "$out" -maxdepth 1 -type f | wc -l)
+    (( n <= 8 )) && return
+    tar -C "$out" -cJf /tmp/strata_logs.tar.xz . && rm -rf "${out:?}"/* && mv /tmp/strata_logs.tar.xz "$out/logs.tar.xz"
+    echo "($n log files packed into logs.tar.xz)"
+}
+trap pack_logs EXIT
 
 export_models() {  # NAME... in parallel, each skipped when present
     mkdir -p "$models"
@@ -118,7 +145,7 @@ for stage in "${stages[@]}"; do
             note "new kernel families ($filter)"
             build/tests/test_gpu --gtest_filter="$filter" > "$out/newkernels.log" 2>&1
             echo "exit $?"; grep -E "^\[  (PASSED|FAILED) |tests ran" "$out/newkernels.log" | head -20
-            sanitize "$filter:-*LargeImage*" newkernels
+            [[ ${NEW_SANITIZE:-1} == 1 ]] && sanitize "$filter:-*LargeImage*" newkernels
             ;;
         sepbench)
             note "fused depthwise -> pointwise"
@@ -128,6 +155,12 @@ for stage in "${stages[@]}"; do
             note "depthwise layers"
             build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
                 --json "$out/depthwise.json" 2>&1 | tee "$out/depthwise.log"
+            if [[ ${DWBENCH_PDL:-1} == 1 ]]; then  # again with programmatic dependent launch (backends/cuda/pdl.h)
+                note "depthwise layers, STRATA_PDL=1"
+                STRATA_PDL=1 build/bench/depthwise_gpu \
+                    --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} --json "$out/depthwise_pdl.json" \
+                    2>&1 | tee "$out/depthwise_pdl.log"
+            fi
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac
