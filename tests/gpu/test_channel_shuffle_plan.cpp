@@ -35,8 +35,11 @@ TEST(GpuChannelShuffle, ShuffleNetPlanHasOneGatherPerShuffleAndNoInnerCasts) {
             EXPECT_EQ(node.attr<ir::AxisAttrs>().axis, 1);
         }
         if (node.op == ir::OpKind::Gather || node.op == ir::OpKind::Slice || node.op == ir::OpKind::Concat) {
-            for (ir::ValueId v : node.inputs)
-                if (!g.is_constant(v)) EXPECT_EQ(plan.storage.layouts[v], Layout::nhwc) << ir::node_label(node);
+            for (ir::ValueId v : node.inputs) {
+                if (!g.is_constant(v)) {
+                    EXPECT_EQ(plan.storage.layouts[v], Layout::nhwc) << ir::node_label(node);
+                }
+            }
             EXPECT_EQ(plan.storage.layouts[node.outputs[0]], Layout::nhwc) << ir::node_label(node);
         }
     }

@@ -21,7 +21,9 @@ void sweep_cases(const std::vector<Case>& cases, const std::string& tactic, bool
     for (const Case& c : cases) {
         auto graph = c.graph();
         TacticSweep s = sweep_tactic(*graph, tactic, kLtConfigs, c.str(), seed, {Layout::nchw, Layout::nhwc});
-        if (every_case_runs) EXPECT_GT(s.ran_config0_f32, 0) << c.str() << " refusals:\n" << s.refusals;
+        if (every_case_runs) {
+            EXPECT_GT(s.ran_config0_f32, 0) << c.str() << " refusals:\n" << s.refusals;
+        }
         std::printf("%s: %d runs\n", c.str().c_str(), s.ran);
     }
 }

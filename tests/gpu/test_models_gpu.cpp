@@ -59,7 +59,10 @@ TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
                      << kFp16RepresentableLogits << "); " << c.model << "_rescaled checks this architecture in fp16";
     auto model = Model::from_onnx(onnx);
     ASSERT_TRUE(model.ok()) << model.status().message();
-    BuildOptions options{.device = Device::cuda(), .precision = c.precision, .batch = 2};
+    BuildOptions options;
+    options.device = Device::cuda();
+    options.precision = c.precision;
+    options.batch = 2;
     auto engine = Engine::build(*model, options);
     ASSERT_TRUE(engine.ok()) << engine.status().message();
     auto input = Tensor::from_npy(input_path);
@@ -74,9 +77,11 @@ TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
     double err = test::max_rel_error(got, *want);
     bool fp32 = c.precision == Precision::fp32;
     EXPECT_LE(err, fp32 ? 1e-4 : 2e-2) << engine->describe();
-    if (!fp32)
-        for (int64_t row = 0; row < got.shape()[0]; ++row)
+    if (!fp32) {
+        for (int64_t row = 0; row < got.shape()[0]; ++row) {
             EXPECT_EQ(test::argmax_row(got, row), test::argmax_row(*want, row)) << "top-1 of row " << row;
+        }
+    }
     std::printf("[ model ] %s %s: max|got-want|/max|want| = %.3g\n", c.model.c_str(), precision_name(c.precision), err);
     // A second run replays the captured CUDA graph: it must give the same bits.
     auto again = ctx->run({{in_name, *input}});

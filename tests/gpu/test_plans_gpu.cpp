@@ -82,7 +82,9 @@ TEST(GpuProfile, StepsCarryWhatTheKernelChose) {
     int with_detail = 0;
     for (const auto& s : *steps) {
         if (!s.detail.empty()) ++with_detail;
-        if (s.kernel.rfind("cuda.conv.depthwise", 0) == 0) EXPECT_NE(s.detail.find("threads"), std::string::npos) << s.name;
+        if (s.kernel.rfind("cuda.conv.depthwise", 0) == 0) {
+            EXPECT_NE(s.detail.find("threads"), std::string::npos) << s.name;
+        }
     }
     EXPECT_GT(with_detail, 0);
 }
