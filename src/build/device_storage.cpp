@@ -2,6 +2,7 @@
 #include "build/device_storage.h"
 
 #include <map>
+#include <optional>
 
 #include "core/check.h"
 
@@ -10,7 +11,9 @@ namespace strata::build {
 namespace {
 
 // The layout an activation of `shape` takes when a layout-aware op produces or reads it.
-Layout aware_layout(const Shape& shape, Layout net) { return shape.size() == 4 && net == Layout::nhwc ? Layout::nhwc : Layout::rowmajor; }
+Layout aware_layout(const Shape& shape, Layout net) {
+    return shape.size() == 4 && net == Layout::nhwc ? Layout::nhwc : Layout::rowmajor;
+}
 
 struct Rewriter {
     ir::Graph& graph;
@@ -52,7 +55,8 @@ struct Rewriter {
     void convert_inputs() {
         for (ir::ValueId in : graph.inputs()) {
             ir::Value& v = graph.value(in);
-            if (!is_float_dtype(v.dtype) || (v.dtype == compute && aware_layout(v.shape, net) == Layout::rowmajor)) continue;
+            if (!is_float_dtype(v.dtype) || (v.dtype == compute && aware_layout(v.shape, net) == Layout::rowmajor))
+                continue;
             std::vector<size_t> readers = graph.consumers(in);
             ir::ValueId dev = convert(in, compute, aware_layout(v.shape, net), "to_device");
             for (size_t r : readers)
@@ -77,6 +81,22 @@ struct Rewriter {
                 ir::ValueId conv = convert(in, v.dtype, want, want == Layout::nhwc ? "to_nhwc" : "to_nchw");
                 graph.nodes()[n].inputs[i] = conv;
             }
+        }
+    }
+
+    // NOTE [fp32 outputs]: a GEMM's output that only leaves the graph is written in float32 by the GEMM itself.
+    void widen_gemm_outputs() {
+        if (compute == DType::f32) return;
+        for (ir::ValueId out : graph.outputs()) {
+            ir::Value& v = graph.value(out);
+            if (!is_float_dtype(v.dtype) || graph.is_graph_input(out) || graph.is_constant(out)) continue;
+            const std::optional<size_t> producer = graph.producer(out);
+            if (!producer || !graph.consumers(out).empty()) continue;
+            const ir::Node& node = graph.nodes()[*producer];
+            const bool gemm_c = node.op == ir::OpKind::Gemm && node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue;
+            const bool gemm = node.op == ir::OpKind::FullyConnected || node.op == ir::OpKind::MatMul ||
+                              (node.op == ir::OpKind::Gemm && !gemm_c);
+            if (gemm && node.outputs.size() == 1) v.dtype = DType::f32;
         }
     }
 
@@ -111,8 +131,10 @@ bool needs_logical_order(ir::OpKind op) {
         case OpKind::MatMul:
         case OpKind::Gemm:
         case OpKind::FullyConnected:
-        case OpKind::Shape: return true;
-        default: return false;
+        case OpKind::Shape:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -122,6 +144,7 @@ DeviceStorage assign_device_storage(ir::Graph& graph, DType compute, Layout layo
     rw.set_activation_storage();
     rw.convert_inputs();
     rw.convert_reader_inputs();
+    rw.widen_gemm_outputs();
     rw.convert_outputs();
     graph.topo_sort();
     rw.layouts.resize(graph.num_values(), Layout::rowmajor);

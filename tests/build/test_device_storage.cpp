@@ -35,12 +35,16 @@ size_t count_casts(const ir::Graph& g) {
 TEST(DeviceStorage, Fp16NhwcConvertsAtTheEdgesAndBeforeFlatten) {
     auto g = small_net(5);
     DeviceStorage s = assign_device_storage(*g, DType::f16, Layout::nhwc);
-    // input -> fp16 nhwc; conv output (nhwc) -> nchw for Flatten; fc output fp16 -> fp32 logits.
-    EXPECT_EQ(count_casts(*g), 3u);
+    // input -> fp16 nhwc; conv output (nhwc) -> nchw for Flatten; the fc writes fp32 logits (NOTE [fp32 outputs]).
+    EXPECT_EQ(count_casts(*g), 2u);
     EXPECT_EQ(g->nodes().front().op, ir::OpKind::Cast);
     const ir::Value& logits = g->value(g->outputs()[0]);
     EXPECT_EQ(logits.name, "logits");
     EXPECT_EQ(logits.dtype, DType::f32);
+    const std::optional<size_t> fc = g->producer(g->outputs()[0]);
+    ASSERT_TRUE(fc.has_value());
+    EXPECT_EQ(g->nodes()[*fc].op, ir::OpKind::Gemm);
+    EXPECT_EQ(g->value(g->nodes()[*fc].inputs[0]).dtype, DType::f16) << "the fc reads fp16 and writes fp32";
     for (const auto& node : g->nodes()) {
         if (node.op == ir::OpKind::Conv) {
             EXPECT_EQ(s.layouts[node.inputs[0]], Layout::nhwc);
@@ -60,6 +64,50 @@ TEST(DeviceStorage, Fp16NhwcConvertsAtTheEdgesAndBeforeFlatten) {
     for (const auto& node : g->nodes()) {
         for (ir::ValueId in : node.inputs) EXPECT_TRUE(in == ir::kNoValue || ready[in]) << node.name;
         for (ir::ValueId out : node.outputs) ready[out] = true;
+    }
+}
+
+// NOTE [fp32 outputs] applies only where the GEMM's output leaves the graph and nothing else reads it, and not to a
+// Gemm with C (C would have to be fp32 too) nor to other ops.
+TEST(DeviceStorage, OnlyAnOutputOnlyGemmWritesFloat32) {
+    auto producer_of_output = [](const ir::Graph& g) -> const ir::Node& {
+        return g.nodes()[*g.producer(g.outputs()[0])];
+    };
+    for (DType compute : {DType::f16, DType::bf16}) {
+        // logits also read by a Softmax that is a second output: the fc stays in the compute dtype.
+        ir::Builder b("two_heads");
+        ir::ValueId x = b.input("x", DType::f32, {2, 8});
+        ir::ValueId logits = b.linear(x, random_tensor(DType::f32, {5, 8}, 1), std::nullopt);
+        b.output(logits, "logits");
+        b.output(b.op(ir::OpKind::Softmax, {logits}, ir::SoftmaxAttrs{.axis = 1}), "probs");
+        auto g = b.finish();
+        ir::infer_shapes(*g);
+        assign_device_storage(*g, compute, Layout::nhwc);
+        EXPECT_EQ(count_casts(*g), 3u) << "x in, logits and probs out";
+        for (const auto& node : g->nodes()) {
+            if (node.op == ir::OpKind::Gemm) {
+                EXPECT_EQ(g->value(node.outputs[0]).dtype, compute);
+            }
+        }
+
+        // A Gemm with C (the bias as Gemm's C) leaves through a Cast.
+        ir::Builder c("gemm_c");
+        ir::ValueId xc = c.input("x", DType::f32, {2, 8});
+        c.output(c.linear(xc, random_tensor(DType::f32, {5, 8}, 1), random_tensor(DType::f32, {5}, 2)), "y");
+        auto gc = c.finish();
+        ir::infer_shapes(*gc);
+        assign_device_storage(*gc, compute, Layout::nhwc);
+        EXPECT_EQ(producer_of_output(*gc).op, ir::OpKind::Cast);
+
+        // FullyConnected and MatMul at the end write float32 themselves.
+        ir::Builder m("matmul_head");
+        ir::ValueId a = m.input("a", DType::f32, {3, 4}), bm = m.input("b", DType::f32, {4, 6});
+        m.output(m.op(ir::OpKind::MatMul, {a, bm}), "y");
+        auto gm = m.finish();
+        ir::infer_shapes(*gm);
+        assign_device_storage(*gm, compute, Layout::nhwc);
+        EXPECT_EQ(producer_of_output(*gm).op, ir::OpKind::MatMul);
+        EXPECT_EQ(gm->value(gm->outputs()[0]).dtype, DType::f32);
     }
 }
 

@@ -107,6 +107,32 @@ TEST(GemmProblem, FullyConnectedIsXTimesWTransposed) {
     EXPECT_EQ(p.act.kind, static_cast<int>(ir::UnaryKind::Relu));
 }
 
+// NOTE [fp32 outputs]: a network's logits leave its last GEMM in float32 from fp16/bf16 operands; nothing else mixes.
+TEST(GemmProblem, SixteenBitOperandsMayGiveAFloat32Result) {
+    auto graph = FcCase{2, 64, 10, true}.graph();
+    for (DType in : {DType::f16, DType::bf16}) {
+        cuda::StepDesc desc = host_desc(*graph, in, Layout::rowmajor);
+        desc.outputs[0].dtype = DType::f32;
+        cuda::GemmProblem p;
+        EXPECT_EQ(cuda::gemm_problem(desc, p), "") << dtype_name(in);
+        EXPECT_EQ(p.dtype, in);
+        EXPECT_EQ(p.out_dtype, DType::f32);
+        EXPECT_NE(p.str().find("->float32"), std::string::npos) << p.str();
+    }
+    auto refused = [&](DType a, DType b, DType y) {
+        cuda::StepDesc desc = host_desc(*graph, a, Layout::rowmajor);
+        desc.inputs[1].dtype = b;
+        desc.outputs[0].dtype = y;
+        cuda::GemmProblem p;
+        return cuda::gemm_problem(desc, p).find("dtypes differ") != std::string::npos;
+    };
+    EXPECT_TRUE(refused(DType::f16, DType::bf16, DType::f32));  // operands differ
+    EXPECT_TRUE(refused(DType::f32, DType::f32, DType::f16));   // a narrowed result
+    EXPECT_TRUE(refused(DType::f16, DType::f16, DType::bf16));  // another 16-bit type
+    auto same = problem_of(*graph);
+    EXPECT_EQ(same.out_dtype, DType::f16);
+}
+
 TEST(GemmProblem, ChannelsLastRank4OperandIsRefused) {
     auto graph = MatMulCase{{2, 3, 5, 7}, {2, 3, 7, 4}}.graph();
     cuda::GemmProblem p;

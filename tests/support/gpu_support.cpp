@@ -70,13 +70,16 @@ int64_t count_unwritten(const Tensor& got, const Tensor& want) {
 }  // namespace
 
 TacticRun run_tactic(const ir::Graph& graph, size_t node_index, const std::string& tactic_name, int config, DType dtype,
-                     Layout layout, uint64_t seed, double lo, double hi) {
+                     Layout layout, uint64_t seed, double lo, double hi, std::optional<DType> output_dtype) {
     const ir::Node& node = graph.nodes().at(node_index);
     const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(tactic_name);
     EXPECT_NE(tactic, nullptr) << "no CUDA tactic named " << tactic_name;
     TacticRun result;
     if (!tactic) return result;
     cuda::StepDesc desc = make_desc(graph, node, dtype, layout);
+    if (output_dtype)
+        for (cuda::TensorDesc& d : desc.outputs)
+            if (d.present && is_float_dtype(d.dtype)) d.dtype = *output_dtype;
     if (tactic->can_implement) result.refused = tactic->can_implement(desc, config);
     if (!result.refused.empty()) return result;
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "backends/cuda/cuda_tactic.h"
@@ -51,7 +52,9 @@ struct TacticRun {
 /// Runs node `node_index` of `graph` (shapes inferred; its inputs are graph inputs or constants) with the CUDA
 /// tactic `tactic` / `config` at compute dtype `dtype` and activation layout `layout`, against the reference
 /// backend. Graph inputs get random values in [lo, hi) from `seed` (integer inputs keep the graph's constants).
+/// `output_dtype`, when given, is the float outputs' dtype instead of `dtype` (a step that widens its result).
 TacticRun run_tactic(const ir::Graph& graph, size_t node_index, const std::string& tactic, int config, DType dtype,
-                     Layout layout, uint64_t seed, double lo = -1.0, double hi = 1.0);
+                     Layout layout, uint64_t seed, double lo = -1.0, double hi = 1.0,
+                     std::optional<DType> output_dtype = std::nullopt);
 
 }  // namespace strata::test

@@ -4,9 +4,10 @@
 //
 // cuBLASLt is column-major: row-major Y [m, n] is column-major D [n, m] = op(B)^T-side first, so the library's "A"
 // is our B and its "B" our A (D = B^T A^T read column-major). A bias per column of Y is then a bias per row of D,
-// which is what cuBLASLt's BIAS epilogue adds; it is used for fp32 (the bias has D's type, and ours is float32),
-// and strata's in-place epilogue does the rest. Batches must be one strided batch per operand (0 = broadcast).
-// Assumes every buffer is 16-byte aligned (the heuristic is told so, and the batch strides' own alignment).
+// which is what cuBLASLt's BIAS epilogue adds; it is used where D is fp32 (the bias has D's type, and ours is
+// float32), and strata's in-place epilogue does the rest. A and B may be fp16/bf16 with C and D fp32 (compute 32F).
+// Batches must be one strided batch per operand (0 = broadcast). Assumes every buffer is 16-byte aligned (the heuristic
+// is told so, and the batch strides' own alignment).
 #include <fmt/format.h>
 
 #include <limits>
@@ -35,10 +36,10 @@ cudaDataType_t data_type(DType t) {
     return t == DType::f16 ? CUDA_R_16F : t == DType::bf16 ? CUDA_R_16BF : CUDA_R_32F;
 }
 
-// The cuBLASLt epilogue that matches the problem's bias and activation, if any does (fp32 only, see above).
+// The cuBLASLt epilogue that matches the problem's bias and activation, if any does (fp32 D only, see above).
 cublasLtEpilogue_t fused_epilogue(const GemmProblem& p) {
     bool relu = p.act.kind == static_cast<int>(ir::UnaryKind::Relu);
-    if (p.dtype != DType::f32 || (p.act.kind >= 0 && !relu)) return CUBLASLT_EPILOGUE_DEFAULT;
+    if (p.out_dtype != DType::f32 || (p.act.kind >= 0 && !relu)) return CUBLASLT_EPILOGUE_DEFAULT;
     if (p.has_bias) return relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     return relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
 }
@@ -70,7 +71,7 @@ struct LtDescriptors {
 
 private:
     void init(const GemmProblem& p, bool allow_tf32);
-    void layout(cublasLtMatrixLayout_t& l, const GemmProblem& p, uint64_t rows, uint64_t cols, int64_t ld,
+    void layout(cublasLtMatrixLayout_t& l, const GemmProblem& p, DType dtype, uint64_t rows, uint64_t cols, int64_t ld,
                 int64_t batch_stride);
     void release() {
         const CublasLtApi* x = cublaslt_api();
@@ -87,10 +88,10 @@ void set_desc(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t attr, V va
     STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulDescSetAttribute(op, attr, &value, sizeof(value)), what);
 }
 
-void LtDescriptors::layout(cublasLtMatrixLayout_t& l, const GemmProblem& p, uint64_t rows, uint64_t cols, int64_t ld,
-                           int64_t batch_stride) {
+void LtDescriptors::layout(cublasLtMatrixLayout_t& l, const GemmProblem& p, DType dtype, uint64_t rows, uint64_t cols,
+                           int64_t ld, int64_t batch_stride) {
     const char* what = "cuBLASLt matrix layout";
-    STRATA_CUBLASLT_CHECK(api(), cublasLtMatrixLayoutCreate(&l, data_type(p.dtype), rows, cols, ld), what);
+    STRATA_CUBLASLT_CHECK(api(), cublasLtMatrixLayoutCreate(&l, data_type(dtype), rows, cols, ld), what);
     if (p.batch() <= 1) return;
     int32_t count = static_cast<int32_t>(p.batch());
     STRATA_CUBLASLT_CHECK(
@@ -111,15 +112,15 @@ void LtDescriptors::init(const GemmProblem& p, bool allow_tf32) {
 
     int64_t stride_b = p.linear_batch_stride(true).value_or(0), stride_a = p.linear_batch_stride(false).value_or(0);
     if (p.trans_b)
-        layout(a, p, p.k, p.n, p.k, stride_b);
+        layout(a, p, p.dtype, p.k, p.n, p.k, stride_b);
     else
-        layout(a, p, p.n, p.k, p.n, stride_b);
+        layout(a, p, p.dtype, p.n, p.k, p.n, stride_b);
     if (p.trans_a)
-        layout(b, p, p.m, p.k, p.m, stride_a);
+        layout(b, p, p.dtype, p.m, p.k, p.m, stride_a);
     else
-        layout(b, p, p.k, p.m, p.k, stride_a);
-    layout(c, p, p.n, p.m, p.n, p.m * p.n);
-    layout(d, p, p.n, p.m, p.n, p.m * p.n);
+        layout(b, p, p.dtype, p.k, p.m, p.k, stride_a);
+    layout(c, p, p.out_dtype, p.n, p.m, p.n, p.m * p.n);
+    layout(d, p, p.out_dtype, p.n, p.m, p.n, p.m * p.n);
 
     const char* what = "cuBLASLt preference";
     STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulPreferenceCreate(&pref), what);
@@ -128,13 +129,13 @@ void LtDescriptors::init(const GemmProblem& p, bool allow_tf32) {
                           cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                                &workspace, sizeof(workspace)),
                           what);
-    int64_t esize = static_cast<int64_t>(dtype_size(p.dtype));
+    const int64_t esize = static_cast<int64_t>(dtype_size(p.dtype)), out_esize = dtype_size(p.out_dtype);
     int64_t stride_y = p.batch() > 1 ? p.m * p.n : 0;  // one product: only the (16-byte aligned) base pointer counts
     std::pair<cublasLtMatmulPreferenceAttributes_t, uint32_t> aligns[] = {
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment(stride_b * esize)},
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment(stride_a * esize)},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment(stride_y * esize)},
-        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(stride_y * esize)}};
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment(stride_y * out_esize)},
+        {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(stride_y * out_esize)}};
     for (auto [attr, bytes] : aligns)
         STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulPreferenceSetAttribute(pref, attr, &bytes, sizeof(bytes)), what);
 }
@@ -211,11 +212,11 @@ public:
                                              b.outputs[0], d.d, &algo_.algo, b.workspace, algo_.workspaceSize, stream),
                               name_);
         if (p.c == GemmC::broadcast)
-            launch_add_broadcast(p.dtype, b.outputs[0], b.inputs[2], p.beta, p.m, p.n, p.c_row, p.c_col, stream);
+            launch_add_broadcast(p.out_dtype, b.outputs[0], b.inputs[2], p.beta, p.m, p.n, p.c_row, p.c_col, stream);
         EpilogueParams ep;
         ep.bias = own_bias_ ? static_cast<const float*>(b.inputs[2]) : nullptr;
         ep.act = own_act_;
-        launch_epilogue(p.dtype, b.outputs[0], ep, {p.batch() * p.m * p.n, p.n, 1}, stream);
+        launch_epilogue(p.out_dtype, b.outputs[0], ep, {p.batch() * p.m * p.n, p.n, 1}, stream);
     }
 
 private:

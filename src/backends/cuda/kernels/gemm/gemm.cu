@@ -51,10 +51,11 @@ __device__ void load_b_tile(const GemmProblem& p, const T* b, int64_t k0, int64_
     }
 }
 
-template <class T>
+// T: A's and B's type; TOut: Y's and C's (T, or float for a float32 result of 16-bit operands).
+template <class T, class TOut>
 __global__ void __launch_bounds__(kThreads)
-    gemm_tiled_kernel(GemmProblem p, const T* __restrict__ a, const T* __restrict__ b, const T* __restrict__ c,
-                      const float* __restrict__ bias, T* __restrict__ y) {
+    gemm_tiled_kernel(GemmProblem p, const T* __restrict__ a, const T* __restrict__ b, const TOut* __restrict__ c,
+                      const float* __restrict__ bias, TOut* __restrict__ y) {
     __shared__ float As[kBlockK][kBlockM + 1];
     __shared__ float Bs[kBlockK][kBlockN + 1];
     int64_t a_off, b_off;
@@ -89,7 +90,7 @@ __global__ void __launch_bounds__(kThreads)
             float v = p.alpha * acc[i][j];
             if (c) v += p.beta * to_float(c[r * p.c_row + col * p.c_col]);
             if (bias) v += bias[col];
-            y[r * p.n + col] = from_float<T>(apply_activation(p.act, v));
+            y[r * p.n + col] = from_float<TOut>(apply_activation(p.act, v));
         }
     }
 }
@@ -102,8 +103,16 @@ void gemm_tiled_launch(const GemmProblem& p, const void* a, const void* b, const
               static_cast<unsigned>((p.m + kBlockM - 1) / kBlockM), static_cast<unsigned>(p.batch()));
     dispatch_float(p.dtype, [&](auto tag) {
         using T = decltype(tag);
-        gemm_tiled_kernel<T><<<grid, kThreads, 0, stream>>>(p, static_cast<const T*>(a), static_cast<const T*>(b),
-                                                            static_cast<const T*>(c), bias, static_cast<T*>(y));
+        auto go = [&](auto out_tag) {
+            using TOut = decltype(out_tag);
+            gemm_tiled_kernel<T, TOut><<<grid, kThreads, 0, stream>>>(
+                p, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const TOut*>(c), bias,
+                static_cast<TOut*>(y));
+        };
+        if (p.out_dtype == p.dtype)
+            go(T{});
+        else
+            go(float{});
     });
 }
 

@@ -114,15 +114,19 @@ std::string GemmProblem::str() const {
     std::string dims;
     for (int i = 0; i < batch_rank; ++i) dims += fmt::format("{}{}", i ? "," : "", batch_dims[i]);
     return fmt::format("m={} n={} k={} batch=[{}] transA={} transB={} alpha={} beta={} C={} bias={} act={} {}", m, n, k,
-                       dims, trans_a, trans_b, alpha, beta, static_cast<int>(c), has_bias, act.kind, dtype_name(dtype));
+                       dims, trans_a, trans_b, alpha, beta, static_cast<int>(c), has_bias, act.kind,
+                       out_dtype == dtype ? std::string(dtype_name(dtype))
+                                          : fmt::format("{}->{}", dtype_name(dtype), dtype_name(out_dtype)));
 }
 
 std::string gemm_problem(const StepDesc& desc, GemmProblem& out) {
     GemmProblem p;
     if (desc.inputs.size() < 2 || desc.outputs.size() != 1) return "needs two inputs and one output";
-    p.dtype = desc.outputs[0].dtype;
-    if (!is_float_dtype(p.dtype) || desc.inputs[0].dtype != p.dtype || desc.inputs[1].dtype != p.dtype)
-        return "dtypes differ or are not float";
+    p.dtype = desc.inputs[0].dtype;
+    p.out_dtype = desc.outputs[0].dtype;
+    const bool widened = p.out_dtype == DType::f32 && (p.dtype == DType::f16 || p.dtype == DType::bf16);
+    if (!is_float_dtype(p.dtype) || desc.inputs[1].dtype != p.dtype || (p.out_dtype != p.dtype && !widened))
+        return "dtypes differ (A and B must match, Y match them or be float32) or are not float";
     for (const auto* list : {&desc.inputs, &desc.outputs})
         for (const TensorDesc& t : *list)
             if (t.present && !row_major(t)) return fmt::format("channels-last operand {}", t.str());
