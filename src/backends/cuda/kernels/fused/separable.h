@@ -31,7 +31,7 @@ struct SeparableParams {
     int stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;  ///< top / left pads (bottom / right only shape P, Q)
     const void* x = nullptr;          ///< NHWC, 16-byte aligned
     const void* wd = nullptr;         ///< depthwise weights [Cm][R*S] (KRSC of a depthwise filter)
-    const float* bd = nullptr;        ///< [Cm] or null
+    const float* bd = nullptr;        ///< [Cm] or null; 16-byte aligned (read as float4)
     ActivationParams act_d;           ///< after the depthwise bias
     const void* wp = nullptr;         ///< pointwise weights [K][Cm], 16-byte aligned
     EpilogueParams epilogue;          ///< pointwise bias [K], residual NHWC like Y (4-byte aligned), activation

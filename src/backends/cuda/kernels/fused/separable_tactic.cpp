@@ -125,9 +125,9 @@ public:
         prm.epilogue.residual = input(buffers, 5);
         prm.epilogue.act = activation_params(a.pointwise.activation);
         prm.y = buffers.outputs[0];
-        STRATA_ASSERT(aligned(prm.x, 16) && aligned(prm.wp, 16) && aligned(prm.y, 4) &&
+        STRATA_ASSERT(aligned(prm.x, 16) && aligned(prm.wp, 16) && aligned(prm.bd, 16) && aligned(prm.y, 4) &&
                           aligned(prm.epilogue.residual, 4) && aligned(prm.wd, 2),
-                      "{}: the fused separable kernel needs 16-byte aligned X and Wp, 4-byte aligned Y and Z",
+                      "{}: the fused separable kernel needs 16-byte aligned X, Wp and Bd, 4-byte aligned Y and Z",
                       desc_.name);
         separable_launch(prm, desc_.outputs[0].dtype, stream);
     }
