@@ -105,9 +105,9 @@ void gemm_tiled_launch(const GemmProblem& p, const void* a, const void* b, const
         using T = decltype(tag);
         auto go = [&](auto out_tag) {
             using TOut = decltype(out_tag);
-            gemm_tiled_kernel<T, TOut><<<grid, kThreads, 0, stream>>>(
-                p, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<const TOut*>(c), bias,
-                static_cast<TOut*>(y));
+            gemm_tiled_kernel<T, TOut>
+                <<<grid, kThreads, 0, stream>>>(p, static_cast<const T*>(a), static_cast<const T*>(b),
+                                                static_cast<const TOut*>(c), bias, static_cast<TOut*>(y));
         };
         if (p.out_dtype == p.dtype)
             go(T{});
