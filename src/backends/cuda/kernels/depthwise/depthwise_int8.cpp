@@ -183,9 +183,11 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
                            threads);
     }
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
-    return fmt::format("fast k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, {} threads ({} blocks of {})",
-                       f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", threads, blocks,
-                       kDwInt8Threads);
+    return fmt::format(
+        "fast k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, {} row(s) ahead, {} threads ({} blocks of "
+        "{})",
+        f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", f.ahead, threads, blocks,
+        kDwInt8Threads);
 }
 
 }  // namespace strata::cuda

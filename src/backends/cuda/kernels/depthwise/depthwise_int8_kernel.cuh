@@ -341,6 +341,8 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
     using T = DwInt8FastTile<K, S, TW>;
     constexpr int A = T::kAccRows, G = T::kGroups, NCOL = T::kCols, NW = T::kWords;
     constexpr bool kStream = !kDwInt8FastShapes[I].filters_in_registers;
+    constexpr int kAhead = kDwInt8FastShapes[I].ahead;
+    static_assert(kAhead == 1 || kAhead == 2, "one or two input rows ahead");
     const ConvGeometry& g = prm.g;
     const DwInt8FastCoords co = dw_int8_fast_coords<TW>(g, prm.tile.rows, t);
     const int cwords = g.c / 4;
@@ -387,8 +389,11 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
     int ih = p_begin * S - g.pad_h + K - S;
     int64_t x_off = (int64_t{co.n} * g.h + ih) * x_pitch + iw0 * g.c + 4 * co.cw;
     int64_t y_off = (int64_t{co.n} * g.p + p_begin) * y_pitch + co.q0 * g.c + 4 * co.cw;
-    uint32_t nxt[NCOL];
-    dw_int8_load_row<NCOL>(prm.x, x_off, g.c, ih >= row_lo && ih <= row_hi, col_ok, nxt);
+    auto row_in = [&](int r) { return r >= row_lo && r <= row_hi; };
+    uint32_t nxt[NCOL];                        // input row ih, the next one consumed
+    uint32_t nxt2[kAhead == 2 ? NCOL : 1];  // input row ih + 1 when two rows are in flight
+    dw_int8_load_row<NCOL>(prm.x, x_off, g.c, row_in(ih), col_ok, nxt);
+    if constexpr (kAhead == 2) dw_int8_load_row<NCOL>(prm.x, x_off + x_pitch, g.c, row_in(ih + 1), col_ok, nxt2);
     // Step p (slot U of the A-step cycle): its S input rows, then output p is complete.
     auto step = [&](auto u_, int p, int live_from) {
         constexpr int U = decltype(u_)::value;
@@ -396,8 +401,14 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
             constexpr int M = decltype(m_)::value;
             uint32_t pk[4][NW];
             dw_int8_transpose<NCOL, NW>(nxt, pk);
-            ++ih, x_off += x_pitch;  // prefetch the following row while this one is multiplied
-            dw_int8_load_row<NCOL>(prm.x, x_off, g.c, ih >= row_lo && ih <= row_hi, col_ok, nxt);
+            ++ih, x_off += x_pitch;  // prefetch the following row(s) while this one is multiplied
+            if constexpr (kAhead == 2) {
+                DW_INT8_UNROLL
+                for (int i = 0; i < NCOL; ++i) nxt[i] = nxt2[i];
+                dw_int8_load_row<NCOL>(prm.x, x_off + x_pitch, g.c, row_in(ih + 1), col_ok, nxt2);
+            } else {
+                dw_int8_load_row<NCOL>(prm.x, x_off, g.c, row_in(ih), col_ok, nxt);
+            }
             if constexpr (kStream)
                 DwInt8RowUpdate<K, S, TW, U, M>::streaming(pk, fstream, cwords, bias, live_from, acc);
             else
