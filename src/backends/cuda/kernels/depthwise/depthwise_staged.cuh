@@ -11,11 +11,12 @@
 // whole burst is in flight at once and several blocks per SM overlap their bursts with each other's arithmetic, so
 // DRAM sees long runs of full lines and every input byte is read once. Either one block per tile, or persistent
 // blocks (a few per SM) with two tile buffers, the next tile's copy in flight while this one is computed; neither
-// wins everywhere (H200, 2026-12-01: the kernel is short of integer issue slots more than of DRAM), so both are
-// configs and the builder's timing picks. Then each lane owns one 4-byte channel
-// vector (a half2/bf162 pair or one float), keeps its K*K taps in registers (4 bytes each) and walks a strip of
-// output rows down one column of the tile with the rolling accumulators of NOTE [depthwise rolling rows], reading
-// K tile pixels per input row from shared memory (lanes on consecutive channels: conflict-free).
+// won everywhere in an earlier session's H200 runs (2026-12-01; the kernel was short of integer issue slots more than
+// of DRAM; those figures were lost with that session), so both are configs and the builder's timing picks.
+// Then each lane owns one 4-byte channel vector (a half2/bf162 pair or one float), keeps its K*K taps in registers
+// (4 bytes each) and walks a strip of output rows down one column of the tile with the rolling accumulators of
+// NOTE [depthwise rolling rows], reading K tile pixels per input row from shared memory (lanes on consecutive
+// channels: conflict-free).
 // Lanes of a warp: CL on channels (32: a 128-byte channel slab per pixel; 8: 32 bytes, four pixels per warp, for
 // few channels or small batches), 32/CL on columns.
 #pragma once
