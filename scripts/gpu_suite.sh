@@ -8,7 +8,8 @@
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
 #   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90, stem_gemm, fused
 #             separable), + sanitizers (NEW_SANITIZE=0 leaves them out)
-#   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS)
+#   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS), and with
+#             them launched with PDL (STRATA_PDL=1; DW_PDL=0 leaves that out)
 #   sepbench  bench/separable_gpu: the fused depthwise -> pointwise kernel against the two separate steps (issue 4)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
 #             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct); then
@@ -134,6 +135,11 @@ for stage in "${stages[@]}"; do
                     STRATA_EXCLUDE_TACTICS=$excl build/strata bench "$models/$m.onnx" --device cuda --precision fp16 \
                         --batch 1,64 --json "$out/dw_${m}_${excl:-strata}.json" 2>&1 | tail -4
                 done
+                if [[ ${DW_PDL:-1} == 1 ]]; then  # the depthwise steps with programmatic dependent launch
+                    note "bench $m fp16 STRATA_PDL=1"
+                    STRATA_PDL=1 build/strata bench "$models/$m.onnx" --device cuda --precision fp16 --batch 1,64 \
+                        --json "$out/dw_${m}_pdl.json" 2>&1 | tail -4
+                fi
                 STRATA_EXCLUDE_TACTICS= build/strata profile "$models/$m.onnx" --precision fp16 --batch 64 \
                     > "$out/profile_${m}_b64.log" 2>&1
                 grep -iE "depthwise|conv.*g(roup)?[0-9]" "$out/profile_${m}_b64.log" | head -5
