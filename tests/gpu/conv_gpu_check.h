@@ -26,11 +26,12 @@ struct GpuConvCase {
     int64_t group = 1;
     bool bias = true;
     std::optional<ir::UnaryKind> act = std::nullopt;
+    float act_alpha = 0.0f, act_beta = 0.0f;  ///< LeakyRelu's slope; Clip's bounds
 
     std::string str() const {
-        return fmt::format("N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}", n, c, h, w, m,
-                           kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
-                           act ? std::to_string(static_cast<int>(*act)) : "none");
+        return fmt::format("N{} C{} H{} W{} M{} k{}x{} s{}x{} d{}x{} pads[{},{},{},{}] g{} bias{} act{}({}, {})", n, c,
+                           h, w, m, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, group, bias,
+                           act ? std::to_string(static_cast<int>(*act)) : "none", act_alpha, act_beta);
     }
 };
 
@@ -46,7 +47,7 @@ inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_
         a.pads_begin = {cc.pt, cc.pl}, a.pads_end = {cc.pb, cc.pr};
     }
     a.group = cc.group;
-    if (cc.act) a.activation = ir::UnaryAttrs{*cc.act, 0.0f, 0.0f};
+    if (cc.act) a.activation = ir::UnaryAttrs{*cc.act, cc.act_alpha, cc.act_beta};
     const Shape x_shape = one_d ? Shape{cc.n, cc.c, cc.w} : Shape{cc.n, cc.c, cc.h, cc.w};
     const Shape w_shape = one_d ? Shape{cc.m, cc.c / cc.group, cc.kw} : Shape{cc.m, cc.c / cc.group, cc.kh, cc.kw};
     ir::Builder b("gpu_conv_case");
@@ -74,8 +75,8 @@ inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_
 
 /// `tactic`'s can_implement on the case's one-node graph, as the builder would describe the step but without a
 /// device (so its device checks are off): runs on the host, also in CI.
-inline std::string host_can_implement(const GpuConvCase& cc, const std::string& tactic_name, DType dtype,
-                                      Layout layout, int config = 0) {
+inline std::string host_can_implement(const GpuConvCase& cc, const std::string& tactic_name, DType dtype, Layout layout,
+                                      int config = 0) {
     auto graph = conv_case_graph(cc, 1);
     const ir::Node& node = graph->nodes()[0];
     cuda::StepDesc desc;
@@ -153,9 +154,15 @@ inline GpuConvCase random_conv_case(std::mt19937_64& rng, const ConvCaseLimits& 
     cc.w = std::max(range(3, lim.max_hw), ekw - cc.pl - cc.pr);
     if (lim.one_d && rng() % 4 == 0) cc.h = 0, cc.kh = 1, cc.sh = 1, cc.dh = 1, cc.pt = 0, cc.pb = 0;
     cc.bias = rng() % 4 != 0;
-    static const ir::UnaryKind kActs[] = {ir::UnaryKind::Relu, ir::UnaryKind::Relu6, ir::UnaryKind::SiLU,
-                                          ir::UnaryKind::HardSwish, ir::UnaryKind::Sigmoid};
-    if (rng() % 2) cc.act = kActs[rng() % 5];
+    // Every kind fuse_conv_activation folds into a convolution; LeakyRelu and Clip with their parameters.
+    static const ir::UnaryKind kActs[] = {ir::UnaryKind::Relu,    ir::UnaryKind::Relu6,     ir::UnaryKind::SiLU,
+                                          ir::UnaryKind::Sigmoid, ir::UnaryKind::HardSwish, ir::UnaryKind::LeakyRelu,
+                                          ir::UnaryKind::Clip};
+    if (rng() % 2) {
+        cc.act = kActs[rng() % 7];
+        if (*cc.act == ir::UnaryKind::LeakyRelu) cc.act_alpha = 0.1f;
+        if (*cc.act == ir::UnaryKind::Clip) cc.act_alpha = -0.5f, cc.act_beta = 0.7f;
+    }
     return cc;
 }
 

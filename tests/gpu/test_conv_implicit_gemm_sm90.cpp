@@ -69,7 +69,8 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnRandomCases) {
     ConvCaseLimits lim;
     lim.channels = {8, 16, 24, 40, 64, 72, 96, 136, 200};
     lim.outputs = {8, 16, 24, 40, 64, 72, 136, 264};
-    lim.kernels = {1, 3};
+    lim.kernels = {1, 3, 5,
+                   7};  // sm90_can_implement takes any R x S (scripts/sim_implicit_gemm_sm90.py draws these too)
     lim.max_hw = 23;
     for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config) {
         for (int i = 0; i < 16; ++i) {

@@ -107,6 +107,42 @@ TEST(GpuDepthwise, GenericKernelMatchesReferenceOnRandomCases) {
     }
 }
 
+// Every config (the selector's tile, the forced strips, the staged kernel) on random shapes of the tiled geometry:
+// k 3/5/7, stride 1/2, pads of either side 0..k/2, maps from smaller than a strip to several tiles, channel counts
+// that fill wide vectors, narrow ones, or leave a part-filled slab; random activation and residual.
+TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
+    STRATA_REQUIRE_GPU();
+    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
+    const uint64_t base = test_seed() + 200000;
+    std::mt19937_64 rng(base);
+    auto range = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % (hi - lo + 1)); };
+    const int64_t channels[] = {8, 16, 24, 40, 64, 72, 136, 10, 7};
+    const int64_t kernels[] = {3, 5, 7};
+    static const UnaryKind kActs[] = {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::HardSwish};
+    int forced = 0, staged = 0;
+    uint64_t seed = base;
+    for (int i = 0; i < 24; ++i) {
+        const int64_t k = kernels[rng() % 3], s = range(1, 2), c = channels[rng() % 9];
+        GpuConvCase cc = dw_case(range(1, 3), c, 1, 1, k, s, 0);
+        cc.pt = range(0, k / 2), cc.pl = range(0, k / 2), cc.pb = range(0, k / 2), cc.pr = range(0, k / 2);
+        cc.h = std::max(range(3, 30), k - cc.pt - cc.pb);
+        cc.w = std::max(range(3, 30), k - cc.pl - cc.pr);
+        cc.bias = rng() % 4 != 0;
+        cc.act = rng() % 3 ? std::optional<UnaryKind>(kActs[rng() % 4]) : std::nullopt;
+        const DType dt = kDtypes[rng() % 3];
+        const bool residual = rng() % 3 == 0;
+        for (Layout layout : kLayouts)
+            for (int config = 0; config < kConfigs; ++config) {
+                const bool ran = check_config(cc, config, dt, layout, seed += 10, residual);
+                forced += ran && config > 0 && config < kStagedConfigs[0];
+                staged += ran && config >= kStagedConfigs[0];
+            }
+    }
+    EXPECT_GT(forced, 24) << "the forced strips must run on most random tiled shapes (seed " << base << ")";
+    EXPECT_GT(staged, 8) << "the staged kernel must run on the NHWC cases with whole 16-byte chunks (seed " << base
+                         << ")";
+}
+
 // The staged kernel on maps larger than one shared-memory tile (split down and across, the last tiles short), and
 // channel counts that leave the last slab part-empty (72 = 64 + 8 in fp16 with 32 lanes).
 TEST(GpuDepthwise, StagedKernelSplitsLargeMapsIntoTiles) {
