@@ -30,8 +30,9 @@ PoolParams pool_params(const StepDesc& desc);
 void launch_pool2d(DType dtype, bool nhwc, const PoolParams& p, const void* x, void* y, int blocks,
                    cudaStream_t stream);
 
-/// planes = N*C, inner = the spatial size; nhwc: the spatial dims lie between N and C in memory.
-void launch_global_pool(DType dtype, bool nhwc, bool max, int64_t n, int64_t c, int64_t inner, const void* x, void* y,
+/// One warp per (n, c) plane of a row-major input: planes = N*C, inner = the spatial size. Channels-last inputs
+/// take the spatially split kernel (global_pool_split.h).
+void launch_global_pool(DType dtype, bool max, int64_t n, int64_t c, int64_t inner, const void* x, void* y,
                         int sm_count, cudaStream_t stream);
 
 }  // namespace strata::cuda

@@ -1,7 +1,7 @@
 // pool_kernel.cu: the pooling kernels of pool.h. Windowed pooling: threads walk the output in memory order (in nhwc,
 // neighbouring threads read neighbouring channels: coalesced), each thread V channels in 16-byte accesses where C
-// allows. Global pooling: nchw reduces contiguous planes, one warp each; nhwc gives a block 32*V channels x 8 slices
-// of the spatial dims.
+// allows. Global pooling of row-major inputs: one warp per contiguous plane (channels-last inputs take the spatially
+// split kernel of global_pool_split.cu).
 #include <cstdint>
 
 #include "backends/cuda/kernels/common/dtype.cuh"
@@ -113,45 +113,6 @@ __global__ void global_pool_planes_kernel(bool is_max, int64_t planes, int64_t i
     }
 }
 
-// nhwc: block (32, 8) owns 32*V channels of one image, V contiguous per thread; threadIdx.y strides over the
-// spatial positions and the 8 partial results meet in shared memory.
-template <class T, int V>
-__global__ void global_pool_nhwc_kernel(bool is_max, int64_t channels, int64_t inner, const T* __restrict__ x,
-                                        T* __restrict__ y) {
-    __shared__ float part_best[8][32 * V], part_sum[8][32 * V];
-    const int64_t n = blockIdx.y, c = (static_cast<int64_t>(blockIdx.x) * 32 + threadIdx.x) * V;
-    float best[V], sum[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) best[k] = -INFINITY, sum[k] = 0.0f;
-    if (c < channels) {
-        const T* src = x + n * inner * channels + c;
-        for (int64_t i = threadIdx.y; i < inner; i += 8) {
-            const Pack<T, V> v = *reinterpret_cast<const Pack<T, V>*>(src + i * channels);
-#pragma unroll
-            for (int k = 0; k < V; ++k) {
-                float f = to_float(v.v[k]);
-                best[k] = max_nan(best[k], f);
-                sum[k] += f;
-            }
-        }
-    }
-#pragma unroll
-    for (int k = 0; k < V; ++k)
-        part_best[threadIdx.y][threadIdx.x * V + k] = best[k], part_sum[threadIdx.y][threadIdx.x * V + k] = sum[k];
-    __syncthreads();
-    if (threadIdx.y != 0 || c >= channels) return;
-    Pack<T, V> out;
-#pragma unroll
-    for (int k = 0; k < V; ++k) {
-        for (int s = 1; s < 8; ++s) {
-            best[k] = max_nan(best[k], part_best[s][threadIdx.x * V + k]);
-            sum[k] += part_sum[s][threadIdx.x * V + k];
-        }
-        out.v[k] = from_float<T>(is_max ? best[k] : (inner > 0 ? sum[k] / static_cast<float>(inner) : 0.0f));
-    }
-    *reinterpret_cast<Pack<T, V>*>(y + n * channels + c) = out;
-}
-
 // 16 bytes of channels per thread where C and both pointers allow it.
 template <class T>
 bool channel_vectors(int64_t c, const void* x, const void* y) {
@@ -178,27 +139,18 @@ void launch_pool2d(DType dtype, bool nhwc, const PoolParams& p, const void* x, v
     });
 }
 
-void launch_global_pool(DType dtype, bool nhwc, bool max, int64_t n, int64_t c, int64_t inner, const void* x, void* y,
+void launch_global_pool(DType dtype, bool max, int64_t n, int64_t c, int64_t inner, const void* x, void* y,
                         int sm_count, cudaStream_t stream) {
     if (n * c == 0) return;
     dispatch_float(dtype, [&](auto zero) {
         using T = decltype(zero);
         const T* in = static_cast<const T*>(x);
         T* out = static_cast<T*>(y);
-        constexpr int kV = 16 / sizeof(T);
-        if (nhwc && channel_vectors<T>(c, x, y)) {
-            dim3 grid(static_cast<unsigned>((c + 32 * kV - 1) / (32 * kV)), static_cast<unsigned>(n));
-            global_pool_nhwc_kernel<T, kV><<<grid, dim3(32, 8), 0, stream>>>(max, c, inner, in, out);
-        } else if (nhwc) {
-            dim3 grid(static_cast<unsigned>((c + 31) / 32), static_cast<unsigned>(n));
-            global_pool_nhwc_kernel<T, 1><<<grid, dim3(32, 8), 0, stream>>>(max, c, inner, in, out);
-        } else {
-            int64_t warps_per_block = kPoolThreads / 32, planes = n * c;
-            int64_t blocks = (planes + warps_per_block - 1) / warps_per_block;
-            blocks = blocks < int64_t{sm_count} * 32 ? blocks : int64_t{sm_count} * 32;
-            global_pool_planes_kernel<T>
-                <<<static_cast<unsigned>(blocks), kPoolThreads, 0, stream>>>(max, planes, inner, in, out);
-        }
+        int64_t warps_per_block = kPoolThreads / 32, planes = n * c;
+        int64_t blocks = (planes + warps_per_block - 1) / warps_per_block;
+        blocks = blocks < int64_t{sm_count} * 32 ? blocks : int64_t{sm_count} * 32;
+        global_pool_planes_kernel<T>
+            <<<static_cast<unsigned>(blocks), kPoolThreads, 0, stream>>>(max, planes, inner, in, out);
     });
 }
 

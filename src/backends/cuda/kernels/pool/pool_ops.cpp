@@ -8,6 +8,7 @@
 #include "backends/cuda/kernels/pool/global_pool_split.h"
 #include "backends/cuda/kernels/pool/pool.h"
 #include "backends/reference/common.h"
+#include "core/check.h"
 
 namespace strata::cuda {
 namespace {
@@ -40,9 +41,11 @@ void global_pool_launch(const StepDesc& desc, const StepBuffers& b, cudaStream_t
     const TensorDesc& x = desc.inputs[0];
     int64_t inner = 1;
     for (int d = 2; d < x.rank(); ++d) inner *= x.shape[d];
-    // The output [N, C, 1, ...] has the same bytes in either layout; only a truly channels-last input differs.
-    launch_global_pool(x.dtype, !rowmajor_bytes(x), desc.node->op == ir::OpKind::GlobalMaxPool, x.shape[0], x.shape[1],
-                       inner, b.inputs[0], b.outputs[0], desc.device ? desc.device->sm_count : 132, stream);
+    // Only for inputs whose bytes are row-major (GlobalPoolKernel sends channels-last ones to the split kernel); the
+    // output [N, C, 1, ...] has the same bytes in either layout.
+    STRATA_ASSERT(rowmajor_bytes(x), "{}: the plane kernel needs a row-major input", desc.name);
+    launch_global_pool(x.dtype, desc.node->op == ir::OpKind::GlobalMaxPool, x.shape[0], x.shape[1], inner, b.inputs[0],
+                       b.outputs[0], desc.device ? desc.device->sm_count : 132, stream);
 }
 
 // Channels-last input: the spatially split kernel (global_pool_split.cu) with its partials in the workspace;
@@ -55,8 +58,9 @@ public:
         split_ = !rowmajor_bytes(x);
         if (!split_) return;
         const int vector = static_cast<int>(16 / dtype_size(x.dtype));
-        plan_ = plan_global_pool_split(x.shape[0], x.shape[1], inner_, desc.node->op == ir::OpKind::GlobalMaxPool,
-                                       x.shape[1] % vector == 0 ? vector : 1, desc.device ? desc.device->sm_count : 132);
+        plan_ =
+            plan_global_pool_split(x.shape[0], x.shape[1], inner_, desc.node->op == ir::OpKind::GlobalMaxPool,
+                                   x.shape[1] % vector == 0 ? vector : 1, desc.device ? desc.device->sm_count : 132);
     }
     size_t workspace_bytes() const override { return split_ ? global_pool_split_workspace(plan_) : 0; }
     void launch(const StepBuffers& b, cudaStream_t stream) override {
@@ -79,7 +83,9 @@ private:
     GlobalPoolSplit plan_;
 };
 
-std::unique_ptr<CudaKernel> make_global_pool(const StepDesc& desc, int) { return std::make_unique<GlobalPoolKernel>(desc); }
+std::unique_ptr<CudaKernel> make_global_pool(const StepDesc& desc, int) {
+    return std::make_unique<GlobalPoolKernel>(desc);
+}
 
 }  // namespace
 
@@ -109,8 +115,8 @@ void register_pool_tactics(CudaTacticRegistry& registry);
 void register_pool_tactics(CudaTacticRegistry& registry) {
     registry.add({"cuda.maxpool", ir::OpKind::MaxPool, 1, pool_can_implement, make_function_kernel<pool_launch>});
     registry.add({"cuda.avgpool", ir::OpKind::AveragePool, 1, pool_can_implement, make_function_kernel<pool_launch>});
-    registry.add({"cuda.global_avgpool", ir::OpKind::GlobalAveragePool, 1, global_pool_can_implement,
-                  make_global_pool});
+    registry.add(
+        {"cuda.global_avgpool", ir::OpKind::GlobalAveragePool, 1, global_pool_can_implement, make_global_pool});
     registry.add({"cuda.global_maxpool", ir::OpKind::GlobalMaxPool, 1, global_pool_can_implement, make_global_pool});
 }
 
