@@ -100,12 +100,14 @@ inline double gpu_tolerance(DType dtype) {
     return dtype == DType::f32 ? 1e-4 : 1e-2;
 }
 
-/// Runs `tactic`/`config` on the case and expects it to run, match the reference and write every output.
+/// Runs `tactic`/`config` on the case and expects it to run, match the reference and write every output. With
+/// `residual` the Conv also adds a graph input z before its activation (conv_case_graph).
 inline void expect_conv_matches(const GpuConvCase& cc, const std::string& tactic, int config, DType dtype,
-                                Layout layout, uint64_t seed) {
-    const std::string what = fmt::format("{} config {} {} {}: {} (STRATA_SEED base, case seed {})", tactic, config,
-                                         dtype_name(dtype), layout_name(layout), cc.str(), seed);
-    auto graph = conv_case_graph(cc, seed);
+                                Layout layout, uint64_t seed, bool residual = false) {
+    const std::string what =
+        fmt::format("{} config {} {} {}{}: {} (STRATA_SEED base, case seed {})", tactic, config, dtype_name(dtype),
+                    layout_name(layout), residual ? " with residual" : "", cc.str(), seed);
+    auto graph = conv_case_graph(cc, seed, residual);
     TacticRun r = run_tactic(*graph, 0, tactic, config, dtype, layout, seed);
     ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
     EXPECT_LE(r.max_rel_error, gpu_tolerance(dtype)) << what;

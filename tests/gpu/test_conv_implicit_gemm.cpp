@@ -49,7 +49,8 @@ TEST(GpuConvImplicitGemm, EveryConfigMatchesReferenceOnRandomCases) {
     for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
         for (int i = 0; i < 12; ++i) {
             GpuConvCase cc = random_conv_case(rng, lim);
-            expect_conv_matches(cc, kConvTactic, config, kDtypes[i % 2], Layout::nhwc, seed + 97 * config + i);
+            expect_conv_matches(cc, kConvTactic, config, kDtypes[i % 2], Layout::nhwc, seed + 97 * config + i,
+                                i % 3 == 1);
         }
     }
 }

@@ -75,7 +75,7 @@ TEST(GpuConvImplicitGemmSm90, EveryConfigMatchesReferenceOnRandomCases) {
     for (int config = 0; config < cuda::kImplicitGemmSm90NumConfigs; ++config) {
         for (int i = 0; i < 16; ++i) {
             GpuConvCase cc = random_conv_case(rng, lim);
-            expect_conv_matches(cc, kTactic, config, kDtypes[i % 2], Layout::nhwc, seed + 97 * config + i);
+            expect_conv_matches(cc, kTactic, config, kDtypes[i % 2], Layout::nhwc, seed + 97 * config + i, i % 3 == 1);
         }
     }
 }
