@@ -73,6 +73,22 @@ inline std::shared_ptr<ir::Graph> conv_case_graph(const GpuConvCase& cc, uint64_
     return graph;
 }
 
+/// A one-node FullyConnected graph: X [rows, in] (a graph input), W [out, in] and bias [out] constants from `seed`.
+inline std::shared_ptr<ir::Graph> fc_case_graph(int64_t rows, int64_t in, int64_t out, bool bias,
+                                                std::optional<ir::UnaryKind> act, uint64_t seed) {
+    ir::Builder b("gpu_fc_case");
+    ir::ValueId x = b.input("x", DType::f32, {rows, in});
+    ir::ValueId w = b.constant("w", random_tensor(DType::f32, {out, in}, seed + 1));
+    ir::FullyConnectedAttrs a;
+    if (act) a.activation = ir::UnaryAttrs{*act, 0.0f, 0.0f};
+    std::vector<ir::ValueId> inputs{x, w};
+    if (bias) inputs.push_back(b.constant("b", random_tensor(DType::f32, {out}, seed + 2)));
+    b.output(b.op(ir::OpKind::FullyConnected, inputs, a));
+    auto graph = b.finish();
+    ir::infer_shapes(*graph);
+    return graph;
+}
+
 /// `tactic`'s can_implement on the case's one-node graph, as the builder would describe the step but without a
 /// device (so its device checks are off): runs on the host, also in CI.
 inline std::string host_can_implement(const GpuConvCase& cc, const std::string& tactic_name, DType dtype, Layout layout,
@@ -98,6 +114,19 @@ inline std::string host_can_implement(const GpuConvCase& cc, const std::string& 
 
 inline double gpu_tolerance(DType dtype) {
     return dtype == DType::f32 ? 1e-4 : 1e-2;
+}
+
+// FullyConnected: X [rows, in] x W [out, in]^T + b, then the activation.
+inline void expect_fc_matches(const std::string& tactic, int config, int64_t rows, int64_t in, int64_t out, bool bias,
+                              std::optional<ir::UnaryKind> act, DType dtype, uint64_t seed) {
+    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})", tactic,
+                                         config, dtype_name(dtype), rows, in, out, bias,
+                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
+    auto graph = fc_case_graph(rows, in, out, bias, act, seed);
+    TacticRun r = run_tactic(*graph, 0, tactic, config, dtype, Layout::nhwc, seed);
+    ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
+    EXPECT_LE(r.max_rel_error, gpu_tolerance(dtype)) << what;
+    EXPECT_EQ(r.unwritten, 0) << what;
 }
 
 /// Runs `tactic`/`config` on the case and expects it to run, match the reference and write every output. With

@@ -192,6 +192,22 @@ struct FcCase {
     }
 };
 
+// NOTE [fp32 outputs]: `tactic` on FullyConnected cases with fp16/bf16 operands and a float32 result, at float32's
+// tolerance: a result rounded to 16 bits on the way (bf16: 2^-9 relative) would fail it.
+inline void expect_unrounded_fp32_results(const std::string& tactic, uint64_t seed) {
+    const FcCase cases[] = {FcCase{3, 64, 100, true}, FcCase{2, 1024, 1000, true},
+                            FcCase{5, 40, 9, true, ir::UnaryKind::Relu}};
+    for (const FcCase& c : cases)
+        for (DType dt : {DType::f16, DType::bf16}) {
+            auto graph = c.graph();
+            TacticRun r = run_tactic(*graph, 0, tactic, 0, dt, Layout::nchw, seed += 10, -1.0, 1.0, DType::f32);
+            ASSERT_TRUE(r.ran) << tactic << " " << c.str() << " " << dtype_name(dt) << ": " << r.refused;
+            EXPECT_LE(r.max_rel_error, 1e-5)
+                << tactic << " " << c.str() << " " << dtype_name(dt) << " (seed " << seed << ")";
+            EXPECT_EQ(r.unwritten, 0) << tactic << " " << c.str();
+        }
+}
+
 // Shapes shared by the cuBLASLt and tiled-GEMM tests: odd sizes, tails past 64, 1-D operands, every batch pattern.
 inline const std::vector<MatMulCase>& matmul_cases() {
     static const std::vector<MatMulCase> cases = {

@@ -61,26 +61,17 @@ TEST(GpuConvDirect, EachFusedActivationMatchesReference) {
     }
 }
 
-// FullyConnected: X [rows, in] x W [out, in]^T + b, then the activation.
-void expect_fc_matches(const std::string& tactic, int config, int64_t rows, int64_t in, int64_t out, bool bias,
-                       std::optional<UnaryKind> act, DType dtype, uint64_t seed) {
-    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})", tactic,
-                                         config, dtype_name(dtype), rows, in, out, bias,
-                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
-    ir::Builder b("gpu_fc_case");
-    ir::ValueId x = b.input("x", DType::f32, {rows, in});
-    ir::ValueId w = b.constant("w", random_tensor(DType::f32, {out, in}, seed + 1));
-    ir::FullyConnectedAttrs a;
-    if (act) a.activation = ir::UnaryAttrs{*act, 0.0f, 0.0f};
-    std::vector<ir::ValueId> inputs{x, w};
-    if (bias) inputs.push_back(b.constant("b", random_tensor(DType::f32, {out}, seed + 2)));
-    b.output(b.op(ir::OpKind::FullyConnected, inputs, a));
-    auto graph = b.finish();
-    ir::infer_shapes(*graph);
-    TacticRun r = run_tactic(*graph, 0, tactic, config, dtype, Layout::nhwc, seed);
-    ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
-    EXPECT_LE(r.max_rel_error, gpu_tolerance(dtype)) << what;
-    EXPECT_EQ(r.unwritten, 0) << what;
+TEST(GpuFcDirect, MatchesReferenceOnRandomSizes) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 310000;
+    std::mt19937_64 rng(seed);
+    const UnaryKind acts[] = {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::Sigmoid};
+    for (int i = 0; i < 24; ++i) {
+        const int64_t rows = 1 + static_cast<int64_t>(rng() % 70), in = 1 + static_cast<int64_t>(rng() % 300);
+        const int64_t out = 1 + static_cast<int64_t>(rng() % 300);
+        const std::optional<UnaryKind> act = rng() % 2 ? std::optional<UnaryKind>(acts[rng() % 4]) : std::nullopt;
+        expect_fc_matches("cuda.fc.direct", 0, rows, in, out, rng() % 4 != 0, act, kDtypes[i % 3], seed += 10);
+    }
 }
 
 TEST(GpuFcDirect, MatchesReferenceOnOddSizes) {

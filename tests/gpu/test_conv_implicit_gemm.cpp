@@ -57,6 +57,15 @@ TEST(GpuConvImplicitGemm, EveryConfigMatchesReferenceOnRandomCases) {
 
 // TF32 keeps fp16's 10 mantissa bits (inputs are rounded to them, products accumulate in fp32), so the fp16
 // tolerance is the one that applies; fp32 without TF32 is refused (RefusesWhatItDoesNotCover).
+void expect_tf32_conv_matches(const GpuConvCase& cc, int config, uint64_t seed) {
+    const std::string what =
+        fmt::format("{} config {} float32 tf32 nhwc: {} (seed {})", kConvTactic, config, cc.str(), seed);
+    ConvStepResult r = run_conv_step(cc, kConvTactic, config, DType::f32, Layout::nhwc, seed, {.allow_tf32 = true});
+    ASSERT_EQ(r.refused, "") << what;
+    EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << what;
+    EXPECT_EQ(r.unwritten, 0) << what;
+}
+
 TEST(GpuConvImplicitGemm, Tf32EveryConfigMatchesReference) {
     STRATA_REQUIRE_GPU();
     uint64_t seed = test_seed() + 400000;
@@ -64,16 +73,7 @@ TEST(GpuConvImplicitGemm, Tf32EveryConfigMatchesReference) {
     cases.push_back({1, 4, 9, 11, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true});                    // C = 4: one chunk
     cases.push_back({2, 12, 10, 9, 24, 3, 3, 2, 1, 1, 1, 1, 0, 1, 2, 1, true, UnaryKind::Relu});  // C = 12
     for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
-        for (const GpuConvCase& cc : cases) {
-            seed += 10;
-            const std::string what =
-                fmt::format("{} config {} float32 tf32 nhwc: {} (seed {})", kConvTactic, config, cc.str(), seed);
-            ConvStepResult r =
-                run_conv_step(cc, kConvTactic, config, DType::f32, Layout::nhwc, seed, {.allow_tf32 = true});
-            ASSERT_EQ(r.refused, "") << what;
-            EXPECT_LE(r.max_rel_error, gpu_tolerance(DType::f16)) << what;
-            EXPECT_EQ(r.unwritten, 0) << what;
-        }
+        for (const GpuConvCase& cc : cases) expect_tf32_conv_matches(cc, config, seed += 10);
     }
 }
 
@@ -98,42 +98,15 @@ TEST(GpuConvImplicitGemm, SmallProblemsSplitKAndMatchReference) {
     }
 }
 
-std::shared_ptr<ir::Graph> fc_graph(int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
-                                    uint64_t seed) {
-    ir::Builder b("gpu_fc_case");
-    ir::ValueId x = b.input("x", DType::f32, {rows, in});
-    ir::ValueId w = b.constant("w", random_tensor(DType::f32, {out, in}, seed + 1));
-    ir::FullyConnectedAttrs a;
-    if (act) a.activation = ir::UnaryAttrs{*act, 0.0f, 0.0f};
-    std::vector<ir::ValueId> inputs{x, w};
-    if (bias) inputs.push_back(b.constant("b", random_tensor(DType::f32, {out}, seed + 2)));
-    b.output(b.op(ir::OpKind::FullyConnected, inputs, a));
-    auto graph = b.finish();
-    ir::infer_shapes(*graph);
-    return graph;
-}
-
-void expect_fc_matches(int config, int64_t rows, int64_t in, int64_t out, bool bias, std::optional<UnaryKind> act,
-                       DType dtype, uint64_t seed) {
-    const std::string what = fmt::format("{} config {} {}: FC rows {} in {} out {} bias {} act {} (seed {})", kFcTactic,
-                                         config, dtype_name(dtype), rows, in, out, bias,
-                                         act ? std::to_string(static_cast<int>(*act)) : "none", seed);
-    auto graph = fc_graph(rows, in, out, bias, act, seed);
-    TacticRun r = run_tactic(*graph, 0, kFcTactic, config, dtype, Layout::nhwc, seed);
-    ASSERT_TRUE(r.ran) << what << ": refused: " << r.refused;
-    EXPECT_LE(r.max_rel_error, gpu_tolerance(dtype)) << what;
-    EXPECT_EQ(r.unwritten, 0) << what;
-}
-
 TEST(GpuFcImplicitGemm, EveryConfigMatchesReference) {
     STRATA_REQUIRE_GPU();
     uint64_t seed = test_seed() + 200000;
     for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config) {
         for (DType dt : kDtypes) {
-            expect_fc_matches(config, 1, 2048, 1000, true, std::nullopt, dt, seed += 10);
-            expect_fc_matches(config, 3, 8, 8, false, std::nullopt, dt, seed += 10);
-            expect_fc_matches(config, 67, 520, 136, true, UnaryKind::Relu, dt, seed += 10);
-            expect_fc_matches(config, 130, 1280, 264, true, UnaryKind::HardSwish, dt, seed += 10);
+            expect_fc_matches(kFcTactic, config, 1, 2048, 1000, true, std::nullopt, dt, seed += 10);
+            expect_fc_matches(kFcTactic, config, 3, 8, 8, false, std::nullopt, dt, seed += 10);
+            expect_fc_matches(kFcTactic, config, 67, 520, 136, true, UnaryKind::Relu, dt, seed += 10);
+            expect_fc_matches(kFcTactic, config, 130, 1280, 264, true, UnaryKind::HardSwish, dt, seed += 10);
         }
     }
 }
@@ -150,7 +123,7 @@ TEST(GpuFcImplicitGemm, Tf32EveryConfigMatchesReference) {
             seed += 10;
             const std::string what = fmt::format("{} config {} float32 tf32: FC rows {} in {} out {} (seed {})",
                                                  kFcTactic, config, sz.rows, sz.in, sz.out, seed);
-            auto graph = fc_graph(sz.rows, sz.in, sz.out, true, UnaryKind::Relu, seed);
+            auto graph = fc_case_graph(sz.rows, sz.in, sz.out, true, UnaryKind::Relu, seed);
             ConvStepResult r =
                 run_step(graph, graph, kFcTactic, config, DType::f32, Layout::nhwc, seed, {.allow_tf32 = true});
             ASSERT_EQ(r.refused, "") << what;
@@ -160,13 +133,41 @@ TEST(GpuFcImplicitGemm, Tf32EveryConfigMatchesReference) {
     }
 }
 
+// Random FullyConnected sizes (in and out multiples of 8, the kernel's 16-byte rows), random bias and activation.
+TEST(GpuFcImplicitGemm, EveryConfigMatchesReferenceOnRandomSizes) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 610000;
+    std::mt19937_64 rng(seed);
+    const UnaryKind acts[] = {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::HardSwish};
+    for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config)
+        for (int i = 0; i < 6; ++i) {
+            const int64_t rows = 1 + static_cast<int64_t>(rng() % 140), in = 8 * (1 + static_cast<int64_t>(rng() % 90));
+            const int64_t out = 8 * (1 + static_cast<int64_t>(rng() % 50));
+            const std::optional<UnaryKind> act = rng() % 2 ? std::optional<UnaryKind>(acts[rng() % 4]) : std::nullopt;
+            expect_fc_matches(kFcTactic, config, rows, in, out, rng() % 4 != 0, act, kDtypes[i % 2], seed += 10);
+        }
+}
+
+// TF32 on random convolutions (C a multiple of 4: one 16-byte fp32 chunk).
+TEST(GpuConvImplicitGemm, Tf32EveryConfigMatchesReferenceOnRandomCases) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 620000;
+    std::mt19937_64 rng(seed);
+    ConvCaseLimits lim;
+    lim.channels = {4, 8, 12, 20, 36, 64};
+    lim.outputs = {8, 16, 24, 40, 72};
+    for (int config = 0; config < cuda::kImplicitGemmNumConfigs; ++config)
+        for (int i = 0; i < 6; ++i) expect_tf32_conv_matches(random_conv_case(rng, lim), config, seed += 10);
+}
+
 TEST(GpuConvImplicitGemm, RefusesWhatItDoesNotCover) {
     STRATA_REQUIRE_GPU();
     const GpuConvCase ok{1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, true};
     expect_conv_matches(ok, kConvTactic, 0, DType::f16, Layout::nhwc, test_seed());  // the baseline does run
     expect_conv_refused(ok, kConvTactic, 0, DType::f32, Layout::nhwc);               // fp32
     expect_conv_refused(ok, kConvTactic, 0, DType::f16, Layout::nchw);               // nchw
-    expect_conv_refused(ok, kConvTactic, cuda::kImplicitGemmNumConfigs, DType::f16, Layout::nhwc);  // no such config
+    expect_conv_refused(ok, kConvTactic, cuda::kImplicitGemmNumConfigs, DType::f16,
+                        Layout::nhwc);  // no such config
     GpuConvCase grouped = ok;
     grouped.group = 2;
     expect_conv_refused(grouped, kConvTactic, 0, DType::f16, Layout::nhwc);

@@ -31,20 +31,9 @@ TEST(GemmTiled, FullyConnectedMatchesReference) {
     sweep_cases(fc_cases(), "cuda.gemm.fc");
 }
 
-// NOTE [fp32 outputs]: fp16/bf16 operands, a float32 result. The tolerance is float32's: a result rounded to 16 bits
-// on the way (bf16: 2^-9 relative) would fail it.
 TEST(GemmTiled, SixteenBitOperandsGiveAnUnroundedFloat32Result) {
     STRATA_REQUIRE_GPU();
-    uint64_t seed = test_seed() + 500;
-    for (const FcCase& c :
-         {FcCase{3, 64, 100, true}, FcCase{2, 1024, 1000, true}, FcCase{5, 37, 9, true, ir::UnaryKind::Relu}})
-        for (DType dt : {DType::f16, DType::bf16}) {
-            auto graph = c.graph();
-            TacticRun r = run_tactic(*graph, 0, "cuda.gemm.fc", 0, dt, Layout::nchw, seed += 10, -1.0, 1.0, DType::f32);
-            ASSERT_TRUE(r.ran) << c.str() << " " << dtype_name(dt) << ": " << r.refused;
-            EXPECT_LE(r.max_rel_error, 1e-5) << c.str() << " " << dtype_name(dt) << " (seed " << seed << ")";
-            EXPECT_EQ(r.unwritten, 0) << c.str();
-        }
+    expect_unrounded_fp32_results("cuda.gemm.fc", test_seed() + 500);
 }
 
 TEST(GemmTiled, ChannelsLastRank4OperandIsRefused) {

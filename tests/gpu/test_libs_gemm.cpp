@@ -47,19 +47,9 @@ TEST(LibsCublasLt, MatMulMatchesReference) {
     sweep_cases(general, "cublaslt.matmul", false);
 }
 
-// NOTE [fp32 outputs]: fp16/bf16 operands, float32 C and D (compute 32F); the fused bias epilogue then applies.
 TEST(LibsCublasLt, SixteenBitOperandsGiveAnUnroundedFloat32Result) {
     STRATA_REQUIRE_CUBLASLT();
-    uint64_t seed = test_seed() + 500;
-    for (const FcCase& c :
-         {FcCase{3, 64, 100, true}, FcCase{2, 1024, 1000, true}, FcCase{5, 40, 8, true, ir::UnaryKind::Relu}})
-        for (DType dt : {DType::f16, DType::bf16}) {
-            auto graph = c.graph();
-            TacticRun r = run_tactic(*graph, 0, "cublaslt.fc", 0, dt, Layout::nchw, seed += 10, -1.0, 1.0, DType::f32);
-            ASSERT_TRUE(r.ran) << c.str() << " " << dtype_name(dt) << ": " << r.refused;
-            EXPECT_LE(r.max_rel_error, 1e-5) << c.str() << " " << dtype_name(dt) << " (seed " << seed << ")";
-            EXPECT_EQ(r.unwritten, 0) << c.str();
-        }
+    expect_unrounded_fp32_results("cublaslt.fc", test_seed() + 500);
 }
 
 TEST(LibsCublasLt, TwoSidedBroadcastIsRefusedWithAReason) {
