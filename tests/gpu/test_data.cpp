@@ -2,10 +2,17 @@
 // every axis (nhwc's axis 1 is the innermost memory dim) with odd sizes and more parts than one launch batches,
 // Slice (negative starts and steps), Transpose, Pad (constant/reflect/edge, crops), Tile, Expand, Gather (int32 and
 // int64 indices, negative ones; its fast path for whole channels), the plain copies (Identity, Dropout, Reshape,
-// Flatten, Squeeze, Unsqueeze, also across the nhwc/row-major boundary), ConstantOfShape and Shape.
+// Flatten, Squeeze, Unsqueeze, also across the nhwc/row-major boundary), ConstantOfShape and Shape. Slice, Transpose,
+// Pad, Tile, Expand and Gather also run on random shapes of every rank from 1 to 5 with random attributes.
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "backends/cuda/cuda_tactic.h"
 #include "membound_check.h"
@@ -57,6 +64,52 @@ FormCheck exact() {
     FormCheck check;
     check.f32_tolerance = 0;
     return check;
+}
+
+// A one-node graph of `op` on one f32 input of `shape`, checked exactly by `tactic` in every form; `what` is the case.
+void check_one_input(ir::OpKind op, ir::Attrs attrs, const Shape& shape, const std::string& tactic,
+                     const std::string& what, uint64_t seed) {
+    ir::Builder b("one_input");
+    ir::ValueId x = b.input("x", DType::f32, shape);
+    b.output(b.op(op, {x}, std::move(attrs)));
+    auto g = b.finish();
+    expect_all_forms(*g, tactic, what, seed, exact());
+}
+
+// Gather of `x_shape` data along `axis` with constant `indices`.
+void check_gather(const Shape& x_shape, DType x_dtype, const Tensor& indices, int64_t axis, uint64_t seed,
+                  const std::string& what, const FormCheck& check) {
+    ir::Builder b("gather");
+    ir::ValueId x = b.input("x", x_dtype, x_shape);
+    b.output(b.op(ir::OpKind::Gather, {x, b.constant("idx", indices)}, ir::AxisAttrs{axis}));
+    auto g = b.finish();
+    expect_all_forms(*g, "cuda.gather",
+                     fmt::format("{} {} {} axis {} indices {} {}", what, dtype_name(x_dtype), shape_str(x_shape), axis,
+                                 dtype_name(indices.dtype()), shape_str(indices.shape())),
+                     seed, check);
+}
+
+// The random cases: trial t has rank 1 + t % 5, so that every rank from 1 to 5 comes up in every run.
+constexpr int kRandomTrials = 10;
+
+// `rank` random dims, odd sizes included; the larger the rank, the smaller the dims, so that rank 5 stays cheap.
+Shape random_shape(std::mt19937_64& rng, int rank) {
+    static constexpr int64_t kMaxDim[] = {1, 300, 40, 13, 9, 6};
+    Shape shape;
+    for (int d = 0; d < rank; ++d) shape.push_back(random_dim(rng, 1, kMaxDim[rank]));
+    return shape;
+}
+
+bool coin(std::mt19937_64& rng) {
+    return rng() % 2 == 0;
+}
+
+// 0..rank-1 in a random order.
+std::vector<int64_t> random_permutation(std::mt19937_64& rng, size_t rank) {
+    std::vector<int64_t> perm(rank);
+    std::iota(perm.begin(), perm.end(), int64_t{0});
+    std::shuffle(perm.begin(), perm.end(), rng);
+    return perm;
 }
 
 TEST(GpuConcat, EveryAxisMatchesReference) {
@@ -131,14 +184,59 @@ TEST(GpuSlice, StartsEndsStepsMatchReference) {
         {{0}, {9}, {1}, {2}},
     };
     for (const SliceCase& sc : cases) {
-        ir::Builder b("slice");
-        ir::ValueId x = b.input("x", DType::f32, shape);
-        b.output(b.op(ir::OpKind::Slice, {x}, ir::SliceAttrs{sc.starts, sc.ends, sc.axes, sc.steps}));
-        auto g = b.finish();
-        expect_all_forms(*g, "cuda.slice",
-                         fmt::format("starts {} ends {} axes {} steps {}", fmt::join(sc.starts, ","),
-                                     fmt::join(sc.ends, ","), fmt::join(sc.axes, ","), fmt::join(sc.steps, ",")),
-                         seed, exact());
+        check_one_input(
+            ir::OpKind::Slice, ir::SliceAttrs{sc.starts, sc.ends, sc.axes, sc.steps}, shape, "cuda.slice",
+            fmt::format("{} starts {} ends {} axes {} steps {}", shape_str(shape), fmt::join(sc.starts, ","),
+                        fmt::join(sc.ends, ","), fmt::join(sc.axes, ","), fmt::join(sc.steps, ",")),
+            seed);
+    }
+}
+
+// One nonempty slice of a dim of size n, spelt any way ONNX allows: starts and ends counted from the end, bounds past
+// the dim (clamped), steps of either sign.
+struct DimSlice {
+    int64_t start = 0, end = 0, step = 1;
+};
+
+DimSlice random_dim_slice(std::mt19937_64& rng, int64_t n) {
+    const int64_t step = random_dim(rng, 1, 3) * (coin(rng) ? 1 : -1);
+    const int64_t first = random_dim(rng, 0, n - 1);
+    // The bound the slice stops before: above `first` for positive steps, below it (down to -1) for negative ones.
+    const int64_t stop = step > 0 ? random_dim(rng, first + 1, n) : random_dim(rng, -1, first - 1);
+    DimSlice s;
+    s.step = step;
+    s.start = coin(rng) ? first : first - n;
+    if (first == (step > 0 ? 0 : n - 1) && coin(rng)) s.start = step > 0 ? -1000 : 1000;  // clamped to the border
+    if (stop == n)
+        s.end = coin(rng) ? n : 1000;
+    else if (stop == -1)
+        s.end = -n - random_dim(rng, 1, 3);  // below -n: clamped to "before the first element"
+    else
+        s.end = coin(rng) ? stop : stop - n;
+    return s;
+}
+
+TEST(GpuSlice, RandomShapesAndSlicesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 1);
+    for (int trial = 0; trial < kRandomTrials; ++trial) {
+        const Shape shape = random_shape(rng, 1 + trial % 5);
+        const int64_t rank = static_cast<int64_t>(shape.size());
+        std::vector<int64_t> dims = random_permutation(rng, shape.size());
+        dims.resize(static_cast<size_t>(random_dim(rng, 1, rank)));  // the sliced dims, in a random order
+        ir::SliceAttrs a{std::vector<int64_t>{}, std::vector<int64_t>{}, {}, {}};
+        for (int64_t d : dims) {
+            DimSlice s = random_dim_slice(rng, shape[d]);
+            a.starts->push_back(s.start);
+            a.ends->push_back(s.end);
+            a.axes.push_back(coin(rng) ? d : d - rank);
+            a.steps.push_back(s.step);
+        }
+        const std::string what =
+            fmt::format("{} starts {} ends {} axes {} steps {}", shape_str(shape), fmt::join(*a.starts, ","),
+                        fmt::join(*a.ends, ","), fmt::join(a.axes, ","), fmt::join(a.steps, ","));
+        check_one_input(ir::OpKind::Slice, a, shape, "cuda.slice", what, seed);
     }
 }
 
@@ -148,13 +246,9 @@ TEST(GpuSlice, ChannelHalvesAsRowCopiesMatchReference) {
     const uint64_t seed = test_seed();
     for (auto [c, hw] : std::vector<std::pair<int64_t, int64_t>>{{116, 28}, {232, 14}, {464, 7}, {50, 3}, {7, 5}}) {
         for (bool second : {false, true}) {
-            ir::Builder b("half");
-            ir::ValueId x = b.input("x", DType::f32, {3, c, hw, hw});
             std::vector<int64_t> starts{second ? c / 2 : 0}, ends{second ? c : c / 2};
-            b.output(b.op(ir::OpKind::Slice, {x}, ir::SliceAttrs{starts, ends, {1}, {}}));
-            auto g = b.finish();
-            expect_all_forms(*g, "cuda.slice",
-                             fmt::format("[3,{},{},{}] channels {}..{}", c, hw, hw, starts[0], ends[0]), seed, exact());
+            check_one_input(ir::OpKind::Slice, ir::SliceAttrs{starts, ends, {1}, {}}, {3, c, hw, hw}, "cuda.slice",
+                            fmt::format("[3,{},{},{}] channels {}..{}", c, hw, hw, starts[0], ends[0]), seed);
         }
     }
 }
@@ -164,17 +258,24 @@ TEST(GpuTranspose, PermutationsMatchReference) {
     const uint64_t seed = test_seed();
     const std::vector<std::vector<int64_t>> perms4 = {{0, 2, 3, 1}, {0, 3, 1, 2}, {3, 2, 1, 0}, {1, 0, 2, 3}, {}};
     for (const auto& perm : perms4) {
-        ir::Builder b("transpose");
-        ir::ValueId x = b.input("x", DType::f32, {3, 5, 7, 33});
-        b.output(b.op(ir::OpKind::Transpose, {x}, ir::TransposeAttrs{perm}));
-        auto g = b.finish();
-        expect_all_forms(*g, "cuda.transpose", fmt::format("[3,5,7,33] perm {}", fmt::join(perm, ",")), seed, exact());
+        check_one_input(ir::OpKind::Transpose, ir::TransposeAttrs{perm}, {3, 5, 7, 33}, "cuda.transpose",
+                        fmt::format("[3,5,7,33] perm {}", fmt::join(perm, ",")), seed);
     }
-    ir::Builder b("transpose3");  // ShuffleNet's channel shuffle: [N, g, C/g, HW] -> [N, C/g, g, HW] as rank 3
-    ir::ValueId x = b.input("x", DType::f32, {2, 29, 17});
-    b.output(b.op(ir::OpKind::Transpose, {x}, ir::TransposeAttrs{{1, 0, 2}}));
-    auto g = b.finish();
-    expect_all_forms(*g, "cuda.transpose", "[2,29,17] perm 1,0,2", seed, exact());
+    // ShuffleNet's channel shuffle: [N, g, C/g, HW] -> [N, C/g, g, HW] as rank 3.
+    check_one_input(ir::OpKind::Transpose, ir::TransposeAttrs{{1, 0, 2}}, {2, 29, 17}, "cuda.transpose",
+                    "[2,29,17] perm 1,0,2", seed);
+}
+
+TEST(GpuTranspose, RandomShapesAndPermutationsMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 2);
+    for (int trial = 0; trial < kRandomTrials; ++trial) {
+        const Shape shape = random_shape(rng, 1 + trial % 5);
+        const std::vector<int64_t> perm = random_permutation(rng, shape.size());
+        check_one_input(ir::OpKind::Transpose, ir::TransposeAttrs{perm}, shape, "cuda.transpose",
+                        fmt::format("{} perm {}", shape_str(shape), fmt::join(perm, ",")), seed);
+    }
 }
 
 TEST(GpuPad, EveryModeMatchesReference) {
@@ -188,36 +289,93 @@ TEST(GpuPad, EveryModeMatchesReference) {
     };
     for (ir::PadMode mode : {ir::PadMode::constant, ir::PadMode::reflect, ir::PadMode::edge}) {
         for (const auto& pads : pad_sets) {
-            ir::Builder b("pad");
-            ir::ValueId x = b.input("x", DType::f32, {2, 3, 7, 6});
-            b.output(b.op(ir::OpKind::Pad, {x}, ir::PadAttrs{mode, pads, 0.75f}));
-            auto g = b.finish();
-            expect_all_forms(*g, "cuda.pad",
-                             fmt::format("[2,3,7,6] mode {} pads {}", static_cast<int>(mode), fmt::join(pads, ",")),
-                             seed, exact());
+            check_one_input(ir::OpKind::Pad, ir::PadAttrs{mode, pads, 0.75f}, {2, 3, 7, 6}, "cuda.pad",
+                            fmt::format("[2,3,7,6] mode {} pads {}", static_cast<int>(mode), fmt::join(pads, ",")),
+                            seed);
         }
+    }
+}
+
+// The begin and end pads of a dim of size n: none, or growths and crops of up to 3 each (growths at most n - 1 in
+// reflect mode, which mirrors without repeating the border element, as ONNX requires; crops leave an element).
+std::pair<int64_t, int64_t> random_dim_pads(std::mt19937_64& rng, int64_t n, ir::PadMode mode) {
+    if (rng() % 3 == 0) return {0, 0};
+    const int64_t grow = mode == ir::PadMode::reflect ? std::min<int64_t>(3, n - 1) : 3;
+    const int64_t begin = random_dim(rng, -std::min<int64_t>(3, n - 1), grow);
+    const int64_t end = random_dim(rng, -std::min<int64_t>(3, n - 1 - std::max<int64_t>(0, -begin)), grow);
+    return {begin, end};
+}
+
+TEST(GpuPad, RandomShapesPadsAndModesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 3);
+    const ir::PadMode modes[] = {ir::PadMode::constant, ir::PadMode::reflect, ir::PadMode::edge};
+    for (int trial = 0; trial < kRandomTrials; ++trial) {
+        const Shape shape = random_shape(rng, 1 + trial % 5);
+        const ir::PadMode mode = modes[trial % 3];
+        const size_t rank = shape.size();
+        std::vector<int64_t> pads(2 * rank);
+        for (size_t d = 0; d < rank; ++d) std::tie(pads[d], pads[rank + d]) = random_dim_pads(rng, shape[d], mode);
+        const float value = static_cast<float>(random_dim(rng, -8, 8)) / 4;  // exact in every float dtype
+        check_one_input(ir::OpKind::Pad, ir::PadAttrs{mode, pads, value}, shape, "cuda.pad",
+                        fmt::format("{} mode {} pads {} value {}", shape_str(shape), static_cast<int>(mode),
+                                    fmt::join(pads, ","), value),
+                        seed);
     }
 }
 
 TEST(GpuTileExpand, MatchReference) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
-    {
-        ir::Builder b("tile");
-        ir::ValueId x = b.input("x", DType::f32, {2, 3, 5, 7});
-        b.output(b.op(ir::OpKind::Tile, {x}, ir::TileAttrs{std::vector<int64_t>{2, 1, 3, 2}}));
-        auto g = b.finish();
-        expect_all_forms(*g, "cuda.tile", "[2,3,5,7] repeats 2,1,3,2", seed, exact());
-    }
+    check_one_input(ir::OpKind::Tile, ir::TileAttrs{std::vector<int64_t>{2, 1, 3, 2}}, {2, 3, 5, 7}, "cuda.tile",
+                    "[2,3,5,7] repeats 2,1,3,2", seed);
     const std::pair<Shape, std::vector<int64_t>> expands[] = {
         {{5, 1, 1}, {2, 5, 3, 7}}, {{1}, {3, 4, 5, 6}}, {{2, 1, 6, 1}, {2, 5, 6, 3}}, {{7}, {4, 7}}};
     for (const auto& [from, to] : expands) {
-        ir::Builder b("expand");
-        ir::ValueId x = b.input("x", DType::f32, from);
-        b.output(b.op(ir::OpKind::Expand, {x}, ir::ExpandAttrs{to}));
-        auto g = b.finish();
-        expect_all_forms(*g, "cuda.expand", fmt::format("{} to {}", shape_str(from), fmt::join(to, ",")), seed,
-                         exact());
+        check_one_input(ir::OpKind::Expand, ir::ExpandAttrs{to}, from, "cuda.expand",
+                        fmt::format("{} to {}", shape_str(from), fmt::join(to, ",")), seed);
+    }
+}
+
+TEST(GpuTileExpand, RandomTileRepeatsMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 4);
+    for (int trial = 0; trial < kRandomTrials; ++trial) {
+        const Shape shape = random_shape(rng, 1 + trial % 5);
+        std::vector<int64_t> repeats;
+        for (size_t d = 0; d < shape.size(); ++d) repeats.push_back(random_dim(rng, 1, 3));
+        check_one_input(ir::OpKind::Tile, ir::TileAttrs{repeats}, shape, "cuda.tile",
+                        fmt::format("{} repeats {}", shape_str(shape), fmt::join(repeats, ",")), seed);
+    }
+}
+
+// Expand's input and target shape for an output of shape `out`: an input of rank up to out's whose dims are out's
+// or 1, and a target that broadcasts with it to `out` both ways (1 where the input supplies the dim; leading dims
+// left out where the input has them all).
+std::pair<Shape, std::vector<int64_t>> random_expand(std::mt19937_64& rng, const Shape& out) {
+    const size_t rank = out.size(), x_rank = static_cast<size_t>(random_dim(rng, 1, static_cast<int64_t>(rank)));
+    Shape x(x_rank);
+    std::vector<int64_t> target = out;
+    for (size_t i = 0; i < x_rank; ++i) {
+        const size_t d = rank - x_rank + i;
+        x[i] = coin(rng) ? out[d] : 1;
+        if (x[i] == out[d] && rng() % 3 == 0) target[d] = 1;
+    }
+    while (x_rank == rank && target.size() > 1 && target.front() == 1 && coin(rng)) target.erase(target.begin());
+    return {x, target};
+}
+
+TEST(GpuTileExpand, RandomExpandShapesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 5);
+    for (int trial = 0; trial < kRandomTrials; ++trial) {
+        const Shape out = random_shape(rng, 1 + trial % 5);
+        const auto [from, to] = random_expand(rng, out);
+        check_one_input(ir::OpKind::Expand, ir::ExpandAttrs{to}, from, "cuda.expand",
+                        fmt::format("{} to {} (output {})", shape_str(from), fmt::join(to, ","), shape_str(out)), seed);
     }
 }
 
@@ -231,17 +389,35 @@ TEST(GpuGather, IndicesOfBothTypesMatchReference) {
                 int64_t size = data_shape[axis < 0 ? 3 : axis];
                 Tensor indices = random_tensor(index_type, index_shape, seed + axis, -static_cast<double>(size),
                                                static_cast<double>(size));
-                ir::Builder b("gather");
-                ir::ValueId x = b.input("x", DType::f32, data_shape);
-                ir::ValueId idx = b.constant("idx", indices);
-                b.output(b.op(ir::OpKind::Gather, {x, idx}, ir::AxisAttrs{axis}));
-                auto g = b.finish();
-                expect_all_forms(*g, "cuda.gather",
-                                 fmt::format("[5,6,3,7] axis {} indices {} {}", axis, dtype_name(index_type),
-                                             shape_str(index_shape)),
-                                 seed, exact());
+                check_gather(data_shape, DType::f32, indices, axis, seed, "fixed", exact());
             }
         }
+    }
+}
+
+std::string index_values(const Tensor& indices) {
+    std::vector<int64_t> v;
+    for (int64_t i = 0; i < indices.numel(); ++i)
+        v.push_back(indices.dtype() == DType::i64 ? indices.data<int64_t>()[i] : indices.data<int32_t>()[i]);
+    return fmt::format("[{}]", fmt::join(v, ","));
+}
+
+// The generic kernel on data of every rank from 1 to 5, a random axis (negative ones too) and random in-range indices
+// (negative ones too) of rank 0 to 2, either index type.
+TEST(GpuGather, RandomShapesAxesAndIndicesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 6);
+    for (int trial = 0; trial < kRandomTrials; ++trial) {
+        const Shape data_shape = random_shape(rng, 1 + trial % 5);
+        const int64_t rank = static_cast<int64_t>(data_shape.size());
+        const int64_t axis = random_dim(rng, -rank, rank - 1);
+        const double size = static_cast<double>(data_shape[axis < 0 ? axis + rank : axis]);
+        Shape index_shape(static_cast<size_t>(random_dim(rng, 0, 2)));
+        for (int64_t& d : index_shape) d = random_dim(rng, 1, 5);
+        const DType index_type = coin(rng) ? DType::i64 : DType::i32;
+        const Tensor indices = random_tensor(index_type, index_shape, rng(), -size, size);
+        check_gather(data_shape, DType::f32, indices, axis, seed, "values " + index_values(indices), exact());
     }
 }
 
@@ -268,13 +444,8 @@ std::vector<int64_t> shuffle_permutation(int64_t channels, int64_t groups) {
 }
 
 void check_channel_gather(const Shape& x_shape, DType x_dtype, const Tensor& indices, uint64_t seed,
-                          const std::string& what, FormCheck check) {
-    ir::Builder b("channels");
-    ir::ValueId x = b.input("x", x_dtype, x_shape);
-    b.output(b.op(ir::OpKind::Gather, {x, b.constant("idx", indices)}, ir::AxisAttrs{1}));
-    auto g = b.finish();
-    expect_all_forms(*g, "cuda.gather", fmt::format("{} {} {}", what, dtype_name(x_dtype), shape_str(x_shape)), seed,
-                     check);
+                          const std::string& what, const FormCheck& check) {
+    check_gather(x_shape, x_dtype, indices, 1, seed, what, check);
 }
 
 TEST(GpuGather, WholeChannelsFastPathMatchesReference) {
@@ -327,11 +498,7 @@ TEST(GpuCopies, ReshapeFamilyMatchesReferenceAcrossLayouts) {
     const uint64_t seed = test_seed();
     const Shape shape = {2, 5, 3, 7};
     auto check = [&](ir::OpKind op, ir::Attrs attrs, const Shape& in, const char* tactic, const std::string& what) {
-        ir::Builder b("copy");
-        ir::ValueId x = b.input("x", DType::f32, in);
-        b.output(b.op(op, {x}, attrs));
-        auto g = b.finish();
-        expect_all_forms(*g, tactic, what, seed, exact());
+        check_one_input(op, std::move(attrs), in, tactic, what, seed);
     };
     check(ir::OpKind::Identity, ir::NoAttrs{}, shape, "cuda.identity", "[2,5,3,7]");
     check(ir::OpKind::Dropout, ir::NoAttrs{}, {3, 1001}, "cuda.dropout", "[3,1001]");

@@ -4,6 +4,8 @@
 // edges' layout-changing casts (fp32 nchw <-> fp16/bf16 nhwc), which must be exact.
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <vector>
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_tactic.h"
@@ -75,24 +77,29 @@ TEST(GpuBinary, EveryKindWithBroadcastingMatchesReference) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
     std::mt19937_64 rng(seed);
-    const int64_t n = random_dim(rng, 1, 3), c = random_dim(rng, 1, 45), h = random_dim(rng, 1, 11),
-                  w = random_dim(rng, 1, 11);
-    const BroadcastCase cases[] = {
-        {{n, c, h, w}, {n, c, h, w}},  // same shape: the flat vectorised path
-        {{n, c, h, w}, {n, c, 1, 1}},  // squeeze-excite scale
-        {{n, c, h, w}, {c, 1, 1}},     // a bias of lower rank
-        {{n, c, h, w}, {}},            // a scalar
-        {{n, c, h, w}, {1}},
-        {{c, 1, 1}, {n, c, h, w}},     // the broadcast operand first
-        {{n, 1, h, 1}, {1, c, 1, w}},  // both broadcast
-        {{h, w}, {n, c, h, w}},        // lower rank, trailing dims
-        {{n, c, 1, w}, {n, 1, h, 1}},
+    std::vector<BroadcastCase> cases = {
         {{5, 7}, {3, 5, 1}},             // rank 3 (row-major in both layouts)
         {{1001}, {1001}},                // an odd flat size: vector body and scalar tail
         {{2, 16, 5, 8}, {2, 16, 1, 1}},  // whole vectors along the innermost dim in both layouts
         {{2, 16, 5, 8}, {16, 1, 1}},
         {{3, 24}, {24}},
     };
+    for (int draw = 0; draw < 6; ++draw) {
+        const int64_t n = random_dim(rng, 1, 3), c = random_dim(rng, 1, 45), h = random_dim(rng, 1, 11),
+                      w = random_dim(rng, 1, 11);
+        const BroadcastCase drawn[] = {
+            {{n, c, h, w}, {n, c, h, w}},  // same shape: the flat vectorised path
+            {{n, c, h, w}, {n, c, 1, 1}},  // squeeze-excite scale
+            {{n, c, h, w}, {c, 1, 1}},     // a bias of lower rank
+            {{n, c, h, w}, {}},            // a scalar
+            {{n, c, h, w}, {1}},           // a one-element tensor
+            {{c, 1, 1}, {n, c, h, w}},     // the broadcast operand first
+            {{n, 1, h, 1}, {1, c, 1, w}},  // both broadcast
+            {{h, w}, {n, c, h, w}},        // lower rank, trailing dims
+            {{n, c, 1, w}, {n, 1, h, 1}},
+        };
+        cases.insert(cases.end(), std::begin(drawn), std::end(drawn));
+    }
     for (int kind = 0; kind <= static_cast<int>(BinaryKind::PRelu); ++kind) {
         BinaryKind k = static_cast<BinaryKind>(kind);
         for (const BroadcastCase& bc : cases) {
@@ -113,37 +120,32 @@ TEST(GpuBinary, EveryKindWithBroadcastingMatchesReference) {
     }
 }
 
+// Cast of a `from` input of `shape` (values in [lo, hi)) to `to`, exact.
+void check_cast(DType from, DType to, const Shape& shape, double lo, double hi, uint64_t seed) {
+    ir::Builder b("cast");
+    ir::ValueId x = b.input("x", from, shape);
+    b.output(b.op(ir::OpKind::Cast, {x}, ir::CastAttrs{to}));
+    auto g = b.finish();
+    FormCheck check;
+    check.lo = lo, check.hi = hi;
+    check.f32_tolerance = 0;
+    expect_all_forms(*g, "cuda.cast", fmt::format("{} -> {} {}", dtype_name(from), dtype_name(to), shape_str(shape)),
+                     seed, check);
+}
+
 TEST(GpuCast, FloatToIntegerAndBackMatchesReference) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
     std::mt19937_64 rng(seed);
-    const Shape shape = random_shape4(rng);
-    // Float to every integer type: truncation, saturation (u8, i8 past their range), and bool.
-    for (DType to : {DType::i64, DType::i32, DType::i8, DType::u8, DType::boolean}) {
-        ir::Builder b("cast");
-        ir::ValueId x = b.input("x", DType::f32, shape);
-        b.output(b.op(ir::OpKind::Cast, {x}, ir::CastAttrs{to}));
-        auto g = b.finish();
-        FormCheck check;
-        check.lo = -300.0, check.hi = 300.0;
-        check.f32_tolerance = 0;
-        expect_all_forms(*g, "cuda.cast", fmt::format("float -> {} {}", dtype_name(to), shape_str(shape)), seed, check);
-    }
-    // Integers to float (exact for these magnitudes) and int64 -> int32 / bool.
-    for (DType from : {DType::i64, DType::i32}) {
-        for (DType to : {DType::f32, DType::i32, DType::boolean, DType::i64}) {
-            if (from == to) continue;
-            ir::Builder b("cast");
-            ir::ValueId x = b.input("x", from, shape);
-            b.output(b.op(ir::OpKind::Cast, {x}, ir::CastAttrs{to}));
-            auto g = b.finish();
-            FormCheck check;
-            check.lo = -1000.0, check.hi = 1000.0;
-            check.f32_tolerance = 0;
-            expect_all_forms(*g, "cuda.cast",
-                             fmt::format("{} -> {} {}", dtype_name(from), dtype_name(to), shape_str(shape)), seed,
-                             check);
-        }
+    for (int draw = 0; draw < 6; ++draw) {
+        const Shape shape = random_shape4(rng);
+        // Float to every integer type: truncation, saturation (u8, i8 past their range), and bool.
+        for (DType to : {DType::i64, DType::i32, DType::i8, DType::u8, DType::boolean})
+            check_cast(DType::f32, to, shape, -300.0, 300.0, seed);
+        // Integers to float (exact for these magnitudes) and int64 -> int32 / bool.
+        for (DType from : {DType::i64, DType::i32})
+            for (DType to : {DType::f32, DType::i32, DType::boolean, DType::i64})
+                if (from != to) check_cast(from, to, shape, -1000.0, 1000.0, seed);
     }
 }
 
@@ -188,13 +190,15 @@ TEST(GpuCast, EdgeCastsBetweenLayoutsAreExact) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
     std::mt19937_64 rng(seed);
-    const Shape shapes[] = {
+    std::vector<Shape> shapes = {
         {1, 3, 224, 224},  // the network input
         {2, 5, 7, 9},
-        {3, 33, 5, 7},  // channels across two tiles
-        {random_dim(rng, 1, 4), random_dim(rng, 1, 70), random_dim(rng, 1, 40), random_dim(rng, 1, 40)},
+        {3, 33, 5, 7},    // channels across two tiles
         {2, 1000, 1, 1},  // logits: both layouts hold the same bytes
     };
+    for (int draw = 0; draw < 6; ++draw)
+        shapes.push_back(
+            {random_dim(rng, 1, 4), random_dim(rng, 1, 70), random_dim(rng, 1, 40), random_dim(rng, 1, 40)});
     for (const Shape& shape : shapes) {
         for (DType half : {DType::f16, DType::bf16, DType::f32}) {
             check_edge_cast(shape, DType::f32, Layout::nchw, half, Layout::nhwc, seed);

@@ -9,13 +9,15 @@ TEST(GpuNorm, BatchNormMatchesReference) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
     std::mt19937_64 rng(seed);
-    const Shape shapes[] = {
-        {random_dim(rng, 1, 3), random_dim(rng, 1, 70), random_dim(rng, 1, 15), random_dim(rng, 1, 15)},
+    std::vector<Shape> shapes = {
         {2, 16, 4, 8},  // 16-byte vectors in both layouts (HW and C are multiples of 8)
         {2, 37, 9},
         {5, 33},
         {3, 24},
     };
+    for (int draw = 0; draw < 6; ++draw)
+        shapes.push_back(
+            {random_dim(rng, 1, 3), random_dim(rng, 1, 70), random_dim(rng, 1, 15), random_dim(rng, 1, 15)});
     for (const Shape& shape : shapes) {
         const int64_t c = shape[1];
         ir::Builder b("batch_norm");
@@ -32,11 +34,13 @@ TEST(GpuNorm, InstanceNormMatchesReference) {
     STRATA_REQUIRE_GPU();
     const uint64_t seed = test_seed();
     std::mt19937_64 rng(seed);
-    const Shape shapes[] = {
-        {random_dim(rng, 1, 3), random_dim(rng, 1, 40), random_dim(rng, 1, 30), random_dim(rng, 1, 30)},
+    std::vector<Shape> shapes = {
         {2, 3, 64, 65},  // planes longer than one block
         {3, 7, 11},
     };
+    for (int draw = 0; draw < 6; ++draw)
+        shapes.push_back(
+            {random_dim(rng, 1, 3), random_dim(rng, 1, 40), random_dim(rng, 1, 30), random_dim(rng, 1, 30)});
     for (const Shape& shape : shapes) {
         const int64_t c = shape[1];
         ir::Builder b("instance_norm");
