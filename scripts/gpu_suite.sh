@@ -99,7 +99,7 @@ for stage in "${stages[@]}"; do
         sanitize)
             # strata's own kernels (the library sweeps run hundreds of cuDNN/cuBLASLt calls and whole models are
             # slow under the tools; SANITIZE_FILTER overrides).
-            sanitize "${SANITIZE_FILTER:--GpuModels*:*GpuConformance*:GpuPlans*:Libs*}" sanitize
+            sanitize "${SANITIZE_FILTER:--*GpuModels*:*GpuConformance*:*GpuPlans*:*Libs*}" sanitize
             ;;
         bench)
             export_models "${shared[@]}" resnet18 resnet50

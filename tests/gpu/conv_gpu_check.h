@@ -192,7 +192,9 @@ inline GpuConvCase random_conv_case(std::mt19937_64& rng, const ConvCaseLimits& 
     if (rng() % 2) {
         cc.act = kActs[rng() % 7];
         if (*cc.act == ir::UnaryKind::LeakyRelu) cc.act_alpha = 0.1f;
-        if (*cc.act == ir::UnaryKind::Clip) cc.act_alpha = -0.5f, cc.act_beta = 0.7f;
+        // Bounds that clip most cases' outputs but are not so tight that max |reference| (the error's yardstick) is
+        // the bound itself while a long reduction's rounding error stays the same size (TF32: 5x5x64 taps).
+        if (*cc.act == ir::UnaryKind::Clip) cc.act_alpha = -1.5f, cc.act_beta = 2.0f;
     }
     return cc;
 }

@@ -44,7 +44,7 @@ TEST(GpuChannelShuffle, ShuffleNetPlanHasOneGatherPerShuffleAndNoInnerCasts) {
         }
     }
     EXPECT_EQ(gathers, 16);
-    EXPECT_EQ(casts, 2);
+    EXPECT_EQ(casts, 1) << "the input's only: the classifier writes the fp32 logits itself (NOTE [fp32 outputs])";
 }
 
 }  // namespace
