@@ -160,6 +160,20 @@ TEST(GpuDepthwise, StagedKernelSplitsLargeMapsIntoTiles) {
     EXPECT_EQ(ran, 4 * 3 * 5) << "every case has C a multiple of 16 bytes: the staged kernel must run it";
 }
 
+// Every shape's staged launch shares one kernel function per (dtype, k, stride, lanes): a small persistent tile set
+// that function's shared-memory limit to its own need, and the next launch with a larger tile then failed with
+// "invalid argument" (found under compute-sanitizer while the builder timed every config of a network).
+TEST(GpuDepthwise, StagedLaunchesShareOneSharedMemoryLimit) {
+    STRATA_REQUIRE_GPU();
+    UnverifiedTacticsScope gate;
+    uint64_t seed = test_seed() + 4000;
+    const GpuConvCase small = dw_case(1, 64, 6, 6, 3, 1, 1), large = dw_case(2, 64, 45, 70, 3, 1, 1);
+    EXPECT_TRUE(check_config(small, 11, DType::f16, Layout::nhwc, seed += 10));  // persistent, 2 small buffers
+    EXPECT_TRUE(check_config(large, 9, DType::f16, Layout::nhwc, seed += 10));   // one ~32 KiB tile per block
+    EXPECT_TRUE(check_config(small, 12, DType::f32, Layout::nhwc, seed += 10));
+    EXPECT_TRUE(check_config(large, 10, DType::f32, Layout::nhwc, seed += 10));
+}
+
 // can_implement alone, on the host (no GPU needed, so this also runs in CI): the staged configs refuse while the
 // gate is shut, and with it open they take an NHWC case and name what they need on the rest.
 TEST(GpuDepthwise, StagedConfigsAreGatedOnHost) {

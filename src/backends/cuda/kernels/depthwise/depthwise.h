@@ -72,6 +72,9 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
 /// registers. The tactic offers these as configs so that the builder's timing can confirm or overrule the selector.
 bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int rows, bool wide);
 
+/// Shared memory per staged tile buffer (a persistent block holds two): three such blocks fit on an SM (228 KiB).
+inline constexpr size_t kDepthwiseStagedTileBudget = 32 * 1024;
+
 /// The staged NHWC tile for `prm` with `channel_lanes` (32 or 8) lanes on channels: the tile with the least input
 /// re-read (halo) that still launches a few blocks per SM, or the one with the most blocks when none does. False when
 /// the staged kernel cannot run `prm` (it needs the tiled geometry, channels contiguous, C a multiple of 16 bytes).

@@ -10,8 +10,6 @@ namespace strata::cuda {
 
 namespace {
 
-// Shared memory per tile buffer (a persistent block holds two): three such blocks fit on an SM (228 KiB).
-constexpr size_t kStagedTileBudget = 32 * 1024;
 // Blocks per SM the selector aims for before it gives up halo for parallelism.
 constexpr int kStagedBlocksPerSm = 3;
 constexpr int kMaxWarps = 8;
@@ -37,7 +35,7 @@ std::vector<StagedCandidate> staged_candidates(const ConvGeometry& g, int channe
         if (splits_q > 1 && tq == ceil_div(g.q, splits_q - 1)) continue;  // same tile width as the previous split
         if (tq < std::min(g.q, kMinTileSide)) break;
         const int64_t in_cols = int64_t{tq - 1} * g.stride_w + g.s;
-        const int64_t rows_fit = static_cast<int64_t>(kStagedTileBudget) / (in_cols * pixel_bytes);
+        const int64_t rows_fit = static_cast<int64_t>(kDepthwiseStagedTileBudget) / (in_cols * pixel_bytes);
         if (rows_fit < g.r) continue;
         int tp_max = static_cast<int>(std::min<int64_t>((rows_fit - g.r) / g.stride_h + 1, g.p));
         for (int tp = tp_max; tp >= std::min(g.p, kMinTileSide); tp = (tp + 1) / 2) {

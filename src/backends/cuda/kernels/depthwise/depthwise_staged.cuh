@@ -254,12 +254,16 @@ inline StagedArgs staged_args(const DepthwiseParams& prm, const DepthwiseTile& t
 template <class Kernel>
 void launch_staged(Kernel kernel, const StagedArgs& a, const DepthwiseTile& tile, size_t smem, int64_t tiles,
                    cudaStream_t stream) {
+    // The function's limit, not this launch's need: launches of other shapes share the function, and a limit set for
+    // a small persistent tile made a later launch with a larger tile fail with "invalid argument" (compute-sanitizer
+    // on the H200, 2026-12-01, the builder timing every config of a network's depthwise steps).
+    STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(2 * kDepthwiseStagedTileBudget)),
+                      "depthwise staged launch");
     if (!tile.persistent) {
         launch_kernel(kernel, static_cast<unsigned>(tiles), tile.block_x, smem, stream, a.prm.pdl, a);
         return;
     }
-    STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
-                      "depthwise staged launch");
     int device = 0, sms = 0, per_sm = 0;
     STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise staged launch");
     STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "depthwise staged launch");
