@@ -6,6 +6,7 @@
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
+#   filter    build/tests/test_gpu --gtest_filter="$TEST_FILTER", its log $out/${FILTER_LOG:-filter}.log
 #   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90, stem_gemm, fused
 #             separable), + sanitizers (NEW_SANITIZE=0 leaves them out)
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS), and with
@@ -144,6 +145,12 @@ for stage in "${stages[@]}"; do
                     > "$out/profile_${m}_b64.log" 2>&1
                 grep -iE "depthwise|conv.*g(roup)?[0-9]" "$out/profile_${m}_b64.log" | head -5
             done
+            ;;
+        filter)
+            log="$out/${FILTER_LOG:-filter}.log"
+            note "tests ${TEST_FILTER:?set TEST_FILTER} -> $log"
+            build/tests/test_gpu --gtest_filter="$TEST_FILTER" > "$log" 2>&1
+            echo "exit $?"; grep -E "^\[  (PASSED|FAILED) |tests ran|Failure|error" "$log" | head -20
             ;;
         newkernels)
             # The newest kernel families (NEW_FILTER names their tests), then the sanitizers on them.

@@ -7,6 +7,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+# An object ninja holds no header dependencies for ("#deps 0": compiled outside ninja) is not rebuilt when a header
+# changes, and a template instantiated in several objects (launch_staged<...> in depthwise_f32/f16/bf16.cu) may
+# then link from the stale one: that shipped a two-hour-old staged depthwise launcher to the GPU on 2026-12-01.
+if [[ -f "$build/build.ninja" ]]; then
+    stale=$(ninja -C "$build" -t deps 2>/dev/null | grep -E '\.(cu|cpp)\.o: #deps 0,' | cut -d: -f1 || true)
+    if [[ -n "$stale" ]]; then
+        echo "pack_device: these objects have no recorded header dependencies, so they may be stale:" >&2
+        echo "$stale" | sed 's/^/  /' >&2
+        echo "delete them (or touch their sources) and rebuild before packing" >&2
+        exit 1
+    fi
+fi
 mkdir -p .device
 cp ../shared/models/export.py .device/export.py 2>/dev/null || true
 # Only the GPU tests travel, so the CTest file that includes every area's tests is cut down to tests/gpu's.
