@@ -5,7 +5,6 @@
 // clobber) a half-finished buffer of its neighbour.
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/device.h"
@@ -29,8 +28,7 @@ struct ChainResult {
 /// graph; PDL as STRATA_PDL says when the kernel is made.
 ChainResult run_chain(const ir::Graph& graph, const cuda::StepDesc& desc, int config, int launches, bool pdl,
                       bool in_graph, uint64_t seed) {
-    std::optional<EnvSwitchScope> scope;
-    if (pdl) scope.emplace("STRATA_PDL");
+    EnvSwitchScope scope("STRATA_PDL", pdl ? "1" : "0");
     const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kTactic);
     STRATA_ASSERT(tactic != nullptr, "no tactic {}", kTactic);
     std::unique_ptr<cuda::CudaKernel> kernel = tactic->make(desc, config);
@@ -93,7 +91,6 @@ struct PdlCase {
 
 TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the staged configs are behind it until their tests pass on a GPU
     const bool pdl_device = cuda::device_info(0).compute_capability() >= 90;
     auto dw = [](int64_t n, int64_t c, int64_t hw, int64_t k) {
         const int64_t p = k / 2;
@@ -118,9 +115,7 @@ TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
         ASSERT_EQ(tactic->can_implement(desc, pc.config), "") << what;
         constexpr int kLaunches = 24;
         const ChainResult plain = run_chain(*graph, desc, pc.config, kLaunches, false, false, seed);
-        if (!cuda::pdl_requested()) {
-            EXPECT_EQ(plain.detail.find("pdl"), std::string::npos) << what << ": " << plain.detail;
-        }
+        EXPECT_EQ(plain.detail.find("pdl"), std::string::npos) << what << ": " << plain.detail;
         for (bool in_graph : {false, true}) {
             const ChainResult pdl = run_chain(*graph, desc, pc.config, kLaunches, true, in_graph, seed);
             if (pdl_device) {
@@ -135,11 +130,15 @@ TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
     }
 }
 
-// The policy: off unless asked for, and never before sm_90 (no griddepcontrol there).
+// The policy: off unless STRATA_PDL=1 asks for it (pdl.h says why), and never before sm_90 (no griddepcontrol there).
 TEST(GpuDepthwisePdl, PolicyNeedsTheSwitchAndSm90) {
     unsetenv("STRATA_PDL");
     EXPECT_FALSE(cuda::use_pdl(90));
-    EnvSwitchScope on("STRATA_PDL");
+    {
+        EnvSwitchScope off("STRATA_PDL", "0");
+        EXPECT_FALSE(cuda::use_pdl(90));
+    }
+    EnvSwitchScope on("STRATA_PDL", "1");
     EXPECT_TRUE(cuda::use_pdl(90));
     EXPECT_TRUE(cuda::use_pdl(100));
     EXPECT_FALSE(cuda::use_pdl(89));

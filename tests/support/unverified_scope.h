@@ -7,10 +7,10 @@
 
 namespace strata::test {
 
-/// Sets `name` to "1" until destroyed, then unsets it.
+/// Sets `name` to `value` ("1" unless given) until destroyed, then unsets it.
 class EnvSwitchScope {
 public:
-    explicit EnvSwitchScope(const char* name) : name_(name) { setenv(name_, "1", 1); }
+    explicit EnvSwitchScope(const char* name, const char* value = "1") : name_(name) { setenv(name_, value, 1); }
     ~EnvSwitchScope() { unsetenv(name_); }
     EnvSwitchScope(const EnvSwitchScope&) = delete;
     EnvSwitchScope& operator=(const EnvSwitchScope&) = delete;

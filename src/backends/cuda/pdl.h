@@ -12,8 +12,13 @@
 // implies the earlier grid's for whatever comes after it. Only weights and biases, written once when the engine was
 // made, are read before the wait. After the wait the kernel triggers launch_dependents at once, so a PDL kernel after
 // it may be scheduled as soon as every block of this one is resident.
-// Off unless STRATA_PDL=1 while the mechanism has not yet been measured on a GPU; kernels without a PDL path always
-// launch plainly, and on devices before sm_90 the attribute is never set.
+// Off unless STRATA_PDL=1, because it was measured to lose in networks (H200, 2026-12-01): in bench/depthwise_gpu's
+// graphs of one kernel launched many times it took 0.82x the plain time (geometric mean over the 11 fp16 layers at
+// batch 1 and at batch 8), but in whole networks it slowed batch 1 down: mobilenet_v2 0.2775 ms against 0.2700 ms,
+// efficientnet_b0 0.7016 ms against 0.6704 ms.
+// The likely reason, not yet checked: there a depthwise kernel's neighbours are plain launches, so nothing overlaps,
+// and the graph only gains programmatic edges. If so, it pays only once most kernels of a network have a PDL path. Kernels without a PDL path
+// always launch plainly, and on devices before sm_90 the attribute is never set.
 #pragma once
 
 #include <cstdlib>

@@ -18,7 +18,6 @@
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "backends/cuda/libs/cudnn_loader.h"
 #include "backends/cuda/pdl.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "build/cuda/timing_cache.h"
 #include "build/plan.h"
 #include "core/check.h"
@@ -76,7 +75,7 @@ std::string timing_key(const cuda::DeviceInfo& info, const cuda::CudaTactic& tac
     if (tactic.from_library) key += "|" + cuda::libs::cudnn_report() + "|" + cuda::libs::cublaslt_report();
     for (const auto& d : desc.inputs) key += "|" + d.str();
     for (const auto& d : desc.outputs) key += "|>" + d.str();
-    if (cuda::pdl_requested()) key += "|pdl";  // kernels with a PDL path time differently with it
+    if (cuda::use_pdl(info.compute_capability())) key += "|pdl";  // kernels with a PDL path time differently
     return key;
 }
 
@@ -247,11 +246,9 @@ std::map<std::string, double> step_times(const Plan& plan) {
 
 constexpr const char* kSeparableTactic = "cuda.fused.separable";
 
-// Whether the fused tactic may run here at all: registered, not excluded, and not behind the unverified-tactics
-// gate (while it is, a trial with the pairs fused would fail at its first fused step).
+// Whether the fused tactic may run here at all: registered and not excluded.
 bool separable_tactic_usable() {
-    return cuda::CudaTacticRegistry::global().find(kSeparableTactic) != nullptr && !excluded_tactic(kSeparableTactic) &&
-           cuda::unverified_tactic_problem().empty();
+    return cuda::CudaTacticRegistry::global().find(kSeparableTactic) != nullptr && !excluded_tactic(kSeparableTactic);
 }
 
 // STRATA_FUSE_SEPARABLE: "timed" (default: NOTE [fusion by measurement]), "all" (every pair the kernel covers,
