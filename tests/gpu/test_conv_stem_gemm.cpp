@@ -7,10 +7,8 @@
 // the host, without a GPU).
 #include "backends/cuda/kernels/conv/stem_gemm.h"
 #include "backends/cuda/param_forms.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "conv_gpu_check.h"
 #include "conv_step_runner.h"
-#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -43,7 +41,6 @@ std::vector<int> configs_for(const GpuConvCase& cc) {
 
 TEST(GpuConvStemGemm, MatchesReferenceOnShapeTable) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the rows kernel (config 1) is behind it until these pass on a GPU
     uint64_t seed = test_seed();
     for (const GpuConvCase& cc : kCases)
         for (int config : configs_for(cc))
@@ -52,7 +49,6 @@ TEST(GpuConvStemGemm, MatchesReferenceOnShapeTable) {
 
 TEST(GpuConvStemGemm, MatchesReferenceOnRandomCases) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the rows kernel (config 1) is behind it until these pass on a GPU
     uint64_t seed = test_seed() + 100000;
     std::mt19937_64 rng(seed);
     ConvCaseLimits lim;
@@ -75,7 +71,6 @@ TEST(GpuConvStemGemm, MatchesReferenceOnRandomCases) {
 // The rows kernel has one task per output row: 24 x 111 and 8 x 112 rows, more than its persistent grid.
 TEST(GpuConvStemGemm, LargeImageStridesOverRounds) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the rows kernel (config 1) is behind it until these pass on a GPU
     uint64_t seed = test_seed() + 200000;
     for (int config : {cuda::kStemGather, cuda::kStemRows}) {
         expect_conv_matches({24, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu}, kStemGemm,
@@ -88,7 +83,6 @@ TEST(GpuConvStemGemm, LargeImageStridesOverRounds) {
 // y = relu(conv + bias + z): the residual is added before the activation (conv_step_runner's reference).
 TEST(GpuConvStemGemm, AddsResidualBeforeActivation) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the rows kernel (config 1) is behind it until these pass on a GPU
     uint64_t seed = test_seed() + 300000;
     const GpuConvCase cases[] = {
         {2, 3, 17, 19, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, true},
@@ -110,13 +104,6 @@ TEST(GpuConvStemGemm, AddsResidualBeforeActivation) {
 
 // can_implement alone, on the host (host_can_implement: no GPU needed, so this also runs in CI).
 TEST(GpuConvStemGemm, CanImplementReasonsOnHost) {
-    if (!cuda::unverified_tactics_enabled()) {  // the rows kernel stays behind the gate until it runs on a GPU
-        const GpuConvCase squeeze{64, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true};
-        EXPECT_NE(
-            host_can_implement(squeeze, kStemGemm, DType::f16, Layout::nhwc, cuda::kStemRows).find("not yet verified"),
-            std::string::npos);
-    }
-    UnverifiedTacticsScope gate;
     const GpuConvCase ok{64, 3, 224, 224, 64, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1, true, UnaryKind::Relu};
     const GpuConvCase resnet{64, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1, true, UnaryKind::Relu};
     EXPECT_EQ(host_can_implement(ok, kStemGemm, DType::f16, Layout::nhwc), "");

@@ -4,9 +4,7 @@
 // NHWC; random cases for the generic kernel (multiplier, dilation, rectangular kernels, 1-D); the fused residual;
 // and the tile selector's choices (host-only, runs without a GPU).
 #include "backends/cuda/kernels/depthwise/depthwise.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "conv_gpu_check.h"
-#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -63,7 +61,6 @@ const GpuConvCase kTiledCases[] = {
 
 TEST(GpuDepthwise, EveryConfigMatchesReferenceOnTiledShapes) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed();
     int forced_runs = 0;
     for (const GpuConvCase& cc : kTiledCases)
@@ -77,7 +74,6 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnTiledShapes) {
 
 TEST(GpuDepthwise, AsymmetricPadsMatchReference) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed() + 1000;
     // n c h w m | kh kw sh sw dh dw | pt pl pb pr | group bias act
     const GpuConvCase cases[] = {
@@ -112,7 +108,6 @@ TEST(GpuDepthwise, GenericKernelMatchesReferenceOnRandomCases) {
 // that fill wide vectors, narrow ones, or leave a part-filled slab; random activation and residual.
 TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     const uint64_t base = test_seed() + 200000;
     std::mt19937_64 rng(base);
     auto range = [&](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(rng() % (hi - lo + 1)); };
@@ -147,7 +142,6 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
 // channel counts that leave the last slab part-empty (72 = 64 + 8 in fp16 with 32 lanes).
 TEST(GpuDepthwise, StagedKernelSplitsLargeMapsIntoTiles) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed() + 3000;
     const GpuConvCase cases[] = {
         dw_case(2, 64, 45, 70, 3, 1, 1, UnaryKind::Relu6), dw_case(1, 72, 61, 33, 5, 2, 2, UnaryKind::SiLU),
@@ -165,7 +159,6 @@ TEST(GpuDepthwise, StagedKernelSplitsLargeMapsIntoTiles) {
 // "invalid argument" (found under compute-sanitizer while the builder timed every config of a network).
 TEST(GpuDepthwise, StagedLaunchesShareOneSharedMemoryLimit) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;
     uint64_t seed = test_seed() + 4000;
     const GpuConvCase small = dw_case(1, 64, 6, 6, 3, 1, 1), large = dw_case(2, 64, 45, 70, 3, 1, 1);
     EXPECT_TRUE(check_config(small, 11, DType::f16, Layout::nhwc, seed += 10));  // persistent, 2 small buffers
@@ -174,18 +167,10 @@ TEST(GpuDepthwise, StagedLaunchesShareOneSharedMemoryLimit) {
     EXPECT_TRUE(check_config(large, 10, DType::f32, Layout::nhwc, seed += 10));
 }
 
-// can_implement alone, on the host (no GPU needed, so this also runs in CI): the staged configs refuse while the
-// gate is shut, and with it open they take an NHWC case and name what they need on the rest.
-TEST(GpuDepthwise, StagedConfigsAreGatedOnHost) {
+// can_implement alone, on the host (no GPU needed, so this also runs in CI): the staged configs take an NHWC case
+// and name what they need on the rest.
+TEST(GpuDepthwise, StagedConfigsTakeNhwcOnHost) {
     const GpuConvCase cc = dw_case(8, 64, 28, 28, 3, 1, 1, UnaryKind::Relu6);
-    if (!cuda::unverified_tactics_enabled()) {
-        for (int config : kStagedConfigs) {
-            EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config).find("not yet verified"),
-                      std::string::npos)
-                << "config " << config;
-        }
-    }
-    UnverifiedTacticsScope gate;
     for (int config : kStagedConfigs) {
         EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
         EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nchw, config).find("NHWC"), std::string::npos)
@@ -195,7 +180,6 @@ TEST(GpuDepthwise, StagedConfigsAreGatedOnHost) {
 
 TEST(GpuDepthwise, ResidualIsAddedBeforeActivation) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope gate;  // the staged configs (9-12) are behind it until these pass on a GPU
     uint64_t seed = test_seed() + 2000;
     const GpuConvCase cases[] = {dw_case(2, 16, 11, 13, 3, 1, 1, UnaryKind::Relu),
                                  dw_case(1, 8, 12, 9, 5, 1, 2, UnaryKind::Relu6), dw_case(1, 6, 9, 9, 3, 1, 1)};

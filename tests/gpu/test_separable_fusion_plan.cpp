@@ -9,7 +9,6 @@
 #include "gpu_support.h"
 #include "strata/engine.h"
 #include "test_support.h"
-#include "unverified_scope.h"
 
 namespace strata {
 namespace {
@@ -43,7 +42,6 @@ Built build_and_run(const std::string& mode, const Tensor& input) {
 
 TEST(GpuSeparableFusion, FusedPlansMatchTheUnfusedPlan) {
     STRATA_REQUIRE_GPU();
-    test::UnverifiedTacticsScope gate;  // cuda.fused.separable is behind it until its kernel tests pass on a GPU
     const Tensor input = test::random_tensor(DType::f32, {8, 3, 224, 224}, test::test_seed());
     const Built none = build_and_run("none", input);
     const Built all = build_and_run("all", input);

@@ -7,7 +7,6 @@
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/param_forms.h"
 #include "conv_gpu_check.h"
-#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -77,7 +76,6 @@ const SepCase kCases[] = {
 
 TEST(GpuSeparableTactic, MatchesReferenceOnMobileNetBlocks) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope unverified;
     uint64_t seed = test_seed();
     for (const SepCase& sc : kCases)
         for (DType dt : kDtypes) expect_sep_matches(sc, dt, seed += 10);
@@ -85,7 +83,6 @@ TEST(GpuSeparableTactic, MatchesReferenceOnMobileNetBlocks) {
 
 TEST(GpuSeparableTactic, MatchesReferenceOnRandomCases) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope unverified;
     uint64_t seed = test_seed() + 100000;
     std::mt19937_64 rng(seed);
     const std::optional<UnaryKind> kActs[] = {std::nullopt, UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU,
@@ -131,8 +128,6 @@ TEST(GpuSeparableTactic, CanImplementReasonsOnHost) {
     auto expect_reason = [](const std::string& reason, const std::string& part) {
         EXPECT_NE(reason.find(part), std::string::npos) << "reason '" << reason << "' should mention '" << part << "'";
     };
-    expect_reason(host_reason(ok, DType::f16, Layout::nhwc), "not yet verified");  // the gate, closed
-    UnverifiedTacticsScope unverified;
     EXPECT_EQ(host_reason(ok, DType::f16, Layout::nhwc), "");
     EXPECT_EQ(host_reason(ok, DType::bf16, Layout::nhwc), "");
     SepCase five = ok;
@@ -164,7 +159,6 @@ TEST(GpuSeparableTactic, CanImplementReasonsOnHost) {
 // The device checks, on made-up devices: an H200's opt-in shared memory fits the largest block (5x5, stride 2,
 // K = 64: about 127 KiB); 48 KiB does not; a Turing GPU lacks the instructions.
 TEST(GpuSeparableTactic, DeviceLimitsOnHost) {
-    UnverifiedTacticsScope unverified;
     SepCase big{1, 64, 30, 30, 64, 5, 2, 2, true, true, false, UnaryKind::Relu6, std::nullopt};
     cuda::DeviceInfo h200;
     h200.cc_major = 9, h200.cc_minor = 0, h200.smem_per_block_optin = 227 * 1024;

@@ -2,14 +2,13 @@
 // with group == C. Config 0 lets the kernel pick its tile from the shape (select_depthwise_tile); configs 1..8 force
 // the strip (rows 1/2/4/8 x narrow/wide columns) of the tiled kernels so that the builder's timing can check the
 // selector; configs 9-12 run the staged NHWC kernel with 32 or 8 lanes on channels, one block per tile or persistent
-// blocks (NOTE [depthwise staged tile]), behind the unverified-tactics gate until they pass on a GPU. detail() names
+// blocks (NOTE [depthwise staged tile]). detail() names
 // the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -56,9 +55,6 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
                      "bytes"
                    : "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few "
                      "registers";
-    // Last, so that the reasons above still show: the staged kernel has not yet passed its tests on a GPU
-    // (unverified_tactics.h).
-    if (config >= kFirstStaged) return unverified_tactic_problem();
     return {};
 }
 

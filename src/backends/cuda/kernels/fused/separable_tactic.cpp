@@ -1,7 +1,6 @@
 // separable_tactic.cpp: the tactic cuda.fused.separable: a SeparableConv step (made by fuse_separable_conv) on the
 // fused depthwise -> pointwise kernel of separable.cu. What it covers (separable_problem plus the step's forms),
-// and the kernel object that prepares the kernel's shared memory once and fills its params on each launch. Behind
-// the unverified-tactics gate until its GPU tests (tests/gpu/test_separable_tactic.cpp) pass on a device.
+// and the kernel object that prepares the kernel's shared memory once and fills its params on each launch.
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -10,7 +9,6 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/fused/fused_tactics.h"
 #include "backends/cuda/kernels/fused/separable.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -91,8 +89,7 @@ std::string sep_can_implement(const StepDesc& desc, int /*config*/) {
             return fmt::format("needs {} bytes of shared memory per block (most {})", smem,
                                desc.device->smem_per_block_optin);
     }
-    // Last, so that the reasons above still show: the kernel has not yet run on a GPU (unverified_tactics.h).
-    return unverified_tactic_problem();
+    return {};
 }
 
 bool aligned(const void* p, uintptr_t bytes) {
