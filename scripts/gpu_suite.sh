@@ -2,7 +2,8 @@
 # Runs on the GPU machine through the device tool, from the repository root, with .device carried (made here by
 # scripts/pack_device.sh). Stages, in the order given (default: tests models):
 #   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
-#   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck, in SANITIZE_SHARDS parallel shards
+#   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck (SANITIZE_TOOLS), in SANITIZE_SHARDS
+#             parallel shards, each limited to SANITIZE_SECONDS
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
@@ -39,7 +40,7 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
     # The tools slow the tests 10-100x, mostly on the host: SANITIZE_SHARDS gtest shards run side by side on the one
     # GPU (16 host cores there), each under its own tool process, so the whole suite fits a device call.
     local shards=${SANITIZE_SHARDS:-8}
-    for tool in memcheck racecheck; do
+    for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
         note "compute-sanitizer $tool ($1, $shards shards)"
         local pids=() i
         for ((i = 0; i < shards; ++i)); do

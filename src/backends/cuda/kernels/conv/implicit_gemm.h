@@ -53,6 +53,7 @@ struct ImplicitGemmParams {
     EpilogueParams epilogue;   ///< residual: NHWC like y
     int splits = 1;            ///< split-K: blockIdx.z sums one of `splits` ranges of K (see implicit_gemm_splits)
     float* partial = nullptr;  ///< splits > 1: implicit_gemm_workspace_bytes() of scratch, 8-byte aligned
+    bool pdl = false;          ///< the sm90 kernel launches with PDL (NOTE [programmatic dependent launch], pdl.h)
 };
 
 /// How many ranges to split K into so that a problem too small to fill `sm_count` SMs with output tiles still

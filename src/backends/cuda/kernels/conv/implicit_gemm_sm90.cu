@@ -57,7 +57,8 @@ void implicit_gemm_sm90_launch(const ImplicitGemmParams& params, DType dtype, in
     if (gemm_m == 0 || params.g.k == 0) return;
     const dim3 grid(static_cast<unsigned>((gemm_m + c.bm - 1) / c.bm),
                     static_cast<unsigned>((params.g.k + c.bn - 1) / c.bn));
-    kernel_for(dtype, config)<<<grid, threads[config], implicit_gemm_sm90_smem_bytes(config), stream>>>(params);
+    launch_kernel(kernel_for(dtype, config), grid, threads[config], implicit_gemm_sm90_smem_bytes(config), stream,
+                  params.pdl, params);
 }
 
 }  // namespace strata::cuda

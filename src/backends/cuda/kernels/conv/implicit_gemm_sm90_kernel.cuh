@@ -20,6 +20,7 @@
 #include "backends/cuda/kernels/common/activation_vec.cuh"
 #include "backends/cuda/kernels/common/dtype.cuh"
 #include "backends/cuda/kernels/common/mma.cuh"
+#include "backends/cuda/kernels/common/pdl.cuh"
 #include "backends/cuda/kernels/conv/implicit_gemm_im2col.cuh"
 #include "backends/cuda/kernels/common/wgmma.cuh"
 #include "backends/cuda/kernels/conv/implicit_gemm_sm90.h"
@@ -189,6 +190,12 @@ __global__ void __launch_bounds__(BlockTile<Index>::kThreads, BlockTile<Index>::
     const int gemm_m = g.n * g.p * g.q, gemm_k = g.r * g.s * g.c;
     const int block_m = blockIdx.x * Block::kM, block_n = blockIdx.y * Block::kN;
     const int wg = threadIdx.x / 128;
+    // NOTE [programmatic dependent launch]: every global read and write comes after the wait (the weights too: they
+    // travel in the same cp.async pipeline as the activations), so only the launch and this prologue overlap.
+    if (prm.pdl) {
+        pdl_wait();
+        pdl_launch_dependents();
+    }
 
     ARows<Index> rows;
     rows.init(g, gemm_m, block_m, threadIdx.x / Block::kChunks);

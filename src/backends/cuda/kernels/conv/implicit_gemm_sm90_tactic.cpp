@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/conv/implicit_gemm_sm90.h"
+#include "backends/cuda/pdl.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -69,7 +70,8 @@ bool aligned16(const void* p) {
 class ImplicitGemmSm90Kernel final : public CudaKernel {
 public:
     ImplicitGemmSm90Kernel(const StepDesc& desc, int config)
-        : desc_(desc), config_(config), geometry_(conv_geometry(desc)) {
+        : desc_(desc), config_(config), geometry_(conv_geometry(desc)),
+          pdl_(desc.device && use_pdl(desc.device->compute_capability())) {
         STRATA_CUDA_CHECK(implicit_gemm_sm90_prepare(desc.outputs[0].dtype, config), desc.name);
     }
 
@@ -80,6 +82,7 @@ public:
         prm.w = buffers.inputs[1];
         prm.y = buffers.outputs[0];
         prm.epilogue = conv_epilogue(desc_, buffers);
+        prm.pdl = pdl_;
         // cp.async moves 16-byte chunks; the epilogue loads the residual and stores Y 16 bytes at a time.
         STRATA_ASSERT(aligned16(prm.x) && aligned16(prm.w) && aligned16(prm.y) &&
                           (!prm.epilogue.residual || aligned16(prm.epilogue.residual)),
@@ -87,12 +90,15 @@ public:
         implicit_gemm_sm90_launch(prm, desc_.outputs[0].dtype, config_, stream);
     }
 
-    std::string detail() const override { return implicit_gemm_sm90_config_name(config_); }
+    std::string detail() const override {
+        return implicit_gemm_sm90_config_name(config_) + (pdl_ ? ", pdl" : "");
+    }
 
 private:
     StepDesc desc_;
     int config_;
     ConvGeometry geometry_;
+    bool pdl_;
 };
 
 std::unique_ptr<CudaKernel> make_implicit_gemm_sm90(const StepDesc& desc, int config) {

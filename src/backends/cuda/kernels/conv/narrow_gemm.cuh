@@ -15,6 +15,7 @@
 #include "backends/cuda/kernels/common/dtype.cuh"
 #include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/common/pack.cuh"
+#include "backends/cuda/kernels/common/pdl.cuh"
 #include "backends/cuda/kernels/conv/pointwise_narrow.h"
 
 namespace strata::cuda {
@@ -155,10 +156,16 @@ __device__ __forceinline__ void narrow_gemm_body(const PointwiseNarrowParams& pr
     const int64_t step = int64_t{gridDim.x} * kPwWarps;
     int64_t round = int64_t{blockIdx.x} * kPwWarps + warp;
     Tile tile(prm, src);
-    if (round < rounds) tile.load(round, lane);
-
-    narrow_stage_weights<KS>(prm, ContiguousWeights{static_cast<const uint16_t*>(prm.w), prm.c}, groups,
-                             reinterpret_cast<uint32_t*>(w_frag), bias_s);
+    const ContiguousWeights weights{static_cast<const uint16_t*>(prm.w), prm.c};
+    if (prm.pdl) {  // NOTE [programmatic dependent launch]: the weights stage while the kernel before ends
+        narrow_stage_weights<KS>(prm, weights, groups, reinterpret_cast<uint32_t*>(w_frag), bias_s);
+        pdl_wait();
+        pdl_launch_dependents();
+        if (round < rounds) tile.load(round, lane);
+    } else {
+        if (round < rounds) tile.load(round, lane);
+        narrow_stage_weights<KS>(prm, weights, groups, reinterpret_cast<uint32_t*>(w_frag), bias_s);
+    }
     const int pad = kCp - prm.c;  // columns a policy may leave unwritten: the mma must read zeros there
     for (int i = lane; i < Tile::kRows * pad; i += 32) xt[(i / pad) * kLdx + prm.c + i % pad] = 0;
     __syncthreads();

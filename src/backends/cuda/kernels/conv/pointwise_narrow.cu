@@ -97,7 +97,8 @@ cudaError_t pointwise_narrow_prepare(DType dtype, int c, size_t smem_bytes, size
 void pointwise_narrow_launch(const PointwiseNarrowParams& params, DType dtype, int grid, cudaStream_t stream) {
     KernelFn fn = kernel_for(dtype, params.c);
     if (!fn || params.pixels == 0 || grid <= 0) return;  // the tactic refuses other dtypes and C
-    fn<<<grid, kNarrowThreads, pointwise_narrow_smem_bytes(params.c, params.k), stream>>>(params);
+    launch_kernel(fn, dim3(grid), dim3(kNarrowThreads), pointwise_narrow_smem_bytes(params.c, params.k), stream,
+                  params.pdl, params);
 }
 
 }  // namespace strata::cuda

@@ -53,6 +53,7 @@ struct PointwiseNarrowParams {
     const void* w = nullptr;  ///< KRSC [K, 1, 1, C], any alignment of 2 bytes
     void* y = nullptr;        ///< NHWC [N, P, Q, K], 16-byte aligned
     EpilogueParams epilogue;  ///< residual: NHWC like y, 16-byte aligned
+    bool pdl = false;         ///< launch with PDL (NOTE [programmatic dependent launch], pdl.h); pointwise only
 };
 
 /// Lets the kernel of (dtype, c) use up to `smem_limit` (the device's opt-in limit) of dynamic shared memory and

@@ -10,6 +10,7 @@
 #include "backends/cuda/kernels/conv/conv_geometry.h"
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/conv/pointwise_narrow.h"
+#include "backends/cuda/pdl.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -58,7 +59,8 @@ bool aligned16(const void* p) {
 
 class PointwiseNarrowKernel final : public CudaKernel {
 public:
-    PointwiseNarrowKernel(const StepDesc& desc) : desc_(desc), g_(conv_geometry(desc)) {
+    PointwiseNarrowKernel(const StepDesc& desc)
+        : desc_(desc), g_(conv_geometry(desc)), pdl_(desc.device && use_pdl(desc.device->compute_capability())) {
         STRATA_ASSERT(desc.device != nullptr, "{}: pointwise_narrow needs the device info", desc.name);
         const size_t smem = pointwise_narrow_smem_bytes(g_.c, g_.k);
         int per_sm = 0;
@@ -83,17 +85,19 @@ public:
         prm.w = buffers.inputs[1];
         prm.y = buffers.outputs[0];
         prm.epilogue = conv_epilogue(desc_, buffers);
+        prm.pdl = pdl_;
         STRATA_ASSERT(aligned16(prm.x) && aligned16(prm.y) && aligned16(prm.epilogue.residual),
                       "{}: pointwise_narrow needs 16-byte aligned X, Y and residual", desc_.name);
         STRATA_ASSERT(reinterpret_cast<uintptr_t>(prm.w) % 2 == 0, "{}: weights not 2-byte aligned", desc_.name);
         pointwise_narrow_launch(prm, desc_.outputs[0].dtype, grid_, stream);
     }
 
-    std::string detail() const override { return fmt::format("{} blocks", grid_); }
+    std::string detail() const override { return fmt::format("{} blocks{}", grid_, pdl_ ? ", pdl" : ""); }
 
 private:
     StepDesc desc_;
     ConvGeometry g_;
+    bool pdl_;
     int grid_ = 0;
 };
 
