@@ -3,7 +3,8 @@
 # scripts/pack_device.sh). Stages, in the order given (default: tests models):
 #   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
 #   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck (SANITIZE_TOOLS), in SANITIZE_SHARDS
-#             parallel shards, each limited to SANITIZE_SECONDS
+#             parallel shards, each limited to SANITIZE_SECONDS; SANITIZE_WARM=1 first runs them plainly to fill the
+#             timing cache the plan-building tests read under the tools
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
@@ -40,6 +41,14 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
     # The tools slow the tests 10-100x, mostly on the host: SANITIZE_SHARDS gtest shards run side by side on the one
     # GPU (16 host cores there), each under its own tool process, so the whole suite fits a device call.
     local shards=${SANITIZE_SHARDS:-8}
+    if [[ ${SANITIZE_WARM:-0} == 1 ]]; then
+        # One plain run fills a timing cache that the plan-building tests then read under the tools
+        # (tests/support/gpu_support.h: test_timing_cache), instead of timing every candidate again.
+        export STRATA_TEST_TIMING_CACHE=/tmp/strata_test_timing.cache
+        note "warm-up run for the timing cache ($1)"
+        build/tests/test_gpu --gtest_filter="$1" > "/tmp/$2_warm.log" 2>&1
+        echo "warm-up exit $?: $(grep -E "PASSED|FAILED  \]" "/tmp/$2_warm.log" | tr '\n' ' ' | cut -c1-200)"
+    fi
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
         note "compute-sanitizer $tool ($1, $shards shards)"
         local pids=() i

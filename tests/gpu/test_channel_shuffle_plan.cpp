@@ -15,7 +15,7 @@ TEST(GpuChannelShuffle, ShuffleNetPlanHasOneGatherPerShuffleAndNoInnerCasts) {
     STRATA_REQUIRE_GPU();
     STRATA_REQUIRE_SHARED_PATH(onnx, "models/shufflenet_v2_x1_0.onnx");
     auto graph = frontend::import_onnx_file(onnx);
-    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 2, .timing_cache = "none"};
+    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 2, .timing_cache = test::test_timing_cache()};
     const build::Plan plan = build::build_plan(*graph, options);
     const ir::Graph& g = plan.graph;
     ASSERT_EQ(plan.storage.layout, Layout::nhwc);

@@ -21,7 +21,7 @@ class GpuConformance : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuConformance, PassesInFp32) {
     STRATA_REQUIRE_GPU();
-    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp32, .timing_cache = "none"};
+    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp32, .timing_cache = test::test_timing_cache()};
     test::CaseResult r = test::run_conformance_case(GetParam(), options);
     EXPECT_EQ(static_cast<int>(r.outcome), static_cast<int>(test::Outcome::pass)) << GetParam() << ": " << r.detail;
 }

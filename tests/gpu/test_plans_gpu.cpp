@@ -22,7 +22,7 @@ TEST(GpuPlans, SavedAndReloadedPlanGivesBitIdenticalOutputs) {
     for (Precision p : {Precision::fp32, Precision::fp16}) {
         auto model = Model::from_zoo("mobilenet_v2");
         ASSERT_TRUE(model.ok());
-        BuildOptions options{.device = Device::cuda(), .precision = p, .batch = 3, .timing_cache = "none"};
+        BuildOptions options{.device = Device::cuda(), .precision = p, .batch = 3, .timing_cache = test::test_timing_cache()};
         auto engine = Engine::build(*model, options);
         ASSERT_TRUE(engine.ok()) << engine.status().message();
         std::string path = temp_path(std::string("mobilenet_v2_") + precision_name(p) + ".plan");
@@ -70,7 +70,7 @@ TEST(GpuProfile, StepsCarryWhatTheKernelChose) {
     STRATA_REQUIRE_GPU();
     auto model = Model::from_zoo("mobilenet_v2");
     ASSERT_TRUE(model.ok());
-    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 2, .timing_cache = "none"};
+    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 2, .timing_cache = test::test_timing_cache()};
     auto engine = Engine::build(*model, options);
     ASSERT_TRUE(engine.ok()) << engine.status().message();
     auto context = engine->make_context();

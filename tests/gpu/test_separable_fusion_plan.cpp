@@ -23,7 +23,7 @@ Built build_and_run(const std::string& mode, const Tensor& input) {
     setenv("STRATA_FUSE_SEPARABLE", mode.c_str(), 1);
     auto model = Model::from_zoo("mobilenet_v2");
     EXPECT_TRUE(model.ok());
-    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 8, .timing_cache = "none"};
+    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 8, .timing_cache = test::test_timing_cache()};
     auto engine = Engine::build(*model, options);
     unsetenv("STRATA_FUSE_SEPARABLE");
     EXPECT_TRUE(engine.ok()) << mode << ": " << engine.status().message();

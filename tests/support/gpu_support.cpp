@@ -2,6 +2,7 @@
 #include "gpu_support.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -17,6 +18,11 @@ namespace strata::test {
 
 bool gpu_available() {
     return cuda::device_count() > 0;
+}
+
+std::string test_timing_cache() {
+    const char* env = std::getenv("STRATA_TEST_TIMING_CACHE");
+    return env && *env ? env : "none";
 }
 
 DeviceTensor to_device(const Tensor& logical, const cuda::TensorDesc& desc) {

@@ -22,6 +22,12 @@ namespace strata::test {
 
 bool gpu_available();
 
+/// The timing cache a GPU test's plan build uses: "none" (every build times its candidates, so a test sees the
+/// timing code), unless STRATA_TEST_TIMING_CACHE names a file. gpu_suite.sh's sanitize stage sets it after one
+/// plain run of the tests, so that under a sanitizer a build reads its times instead of timing every candidate
+/// again (which made the plan-building tests outlast the device call's limit under racecheck).
+std::string test_timing_cache();
+
 #define STRATA_REQUIRE_GPU()                                                    \
     do {                                                                        \
         if (!::strata::test::gpu_available()) GTEST_SKIP() << "no CUDA device"; \
