@@ -156,6 +156,7 @@ struct Side {
     std::string config;  ///< "cudnn.conv#1 (IMPLICIT_PRECOMP_GEMM)"
     std::string detail;  ///< the kernel's detail(): the tile it chose
     std::string note;    ///< why nothing ran
+    double pdl_us = 0;   ///< the same config launched with PDL (depthwise_gpu --pdl column); 0: not timed
 
     bool ran() const { return us > 0; }
 };

@@ -5,11 +5,14 @@
 // (depthwise_int8.h) gets a row per fp16 row (acceptance 4). The cases and all arithmetic live in depthwise_cases.h
 // (checked by tests/bench); `--help` says the rest.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -47,6 +50,7 @@ struct Options {
     std::string strata_tactic = kDefaultStrataTactic;
     bool strata_tactic_given = false;
     Int8Mode int8 = Int8Mode::sweep;
+    bool pdl_column = true;  ///< --pdl column: the strata winner also timed with PDL (sm_90 and newer)
     std::string json;
     bool help = false;
 };
@@ -79,6 +83,10 @@ void print_help() {
         "  --int8 MODE           an int8 row for each fp16 row (strata's int8 kernel, NHWC, int8 out;\n"
         "                        its peer is strata's fp16 time): sweep (default: the fastest of every tile),\n"
         "                        selected (the selector's tile only) or off\n"
+        "  --pdl MODE            column (default): strata's configs are timed with plain launches\n"
+        "                        (STRATA_PDL=0) and the fastest again with programmatic dependent launch\n"
+        "                        (STRATA_PDL=1, sm_90 and newer), in a 'PDL us' column; off: no column,\n"
+        "                        STRATA_PDL as the environment sets it\n"
         "  --json FILE           also write every row and the summaries as JSON\n"
         "  --help                this text\n\n"
         "Example: depthwise_gpu --batch 32,128 --shapes 144x56k3s2,12 --precision fp16 --json dw.json\n",
@@ -95,6 +103,12 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
         start = end + 1;
     }
     return items;
+}
+
+bool parse_pdl_mode(const std::string& value) {
+    if (value == "column") return true;
+    if (value == "off") return false;
+    throw UsageError(fmt::format("--pdl: unknown '{}' (column, off)", value));
 }
 
 Int8Mode parse_int8_mode(const std::string& value) {
@@ -161,6 +175,8 @@ Options parse(int argc, char** argv) {
             o.strata_tactic = value, o.strata_tactic_given = true;
         else if (flag == "--int8")
             o.int8 = parse_int8_mode(value);
+        else if (flag == "--pdl")
+            o.pdl_column = parse_pdl_mode(value);
         else if (flag == "--json")
             o.json = value;
         else
@@ -190,20 +206,53 @@ std::shared_ptr<ir::Graph> depthwise_graph(const DwCase& c) {
 /// through tactic_timing(); a kernel with its own launch API (the int8 kernel, NOTE [int8 row]) writes its own.
 using KernelTiming = std::function<Side(const DwCase& c, Layout layout, int slots)>;
 
-KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInfo& info, cudaStream_t stream) {
-    return [&tactic, &info, stream](const DwCase& c, Layout layout, int slots) {
+/// Sets an environment variable until destroyed, then puts back what was there (kernels read STRATA_PDL when
+/// they are made).
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (old_)
+            setenv(name_, old_->c_str(), 1);
+        else
+            unsetenv(name_);
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+/// `pdl_column`: the configs are swept with plain launches, and the fastest is timed again with PDL (Side::pdl_us).
+KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInfo& info, cudaStream_t stream,
+                           bool pdl_column) {
+    return [&tactic, &info, stream, pdl_column](const DwCase& c, Layout layout, int slots) {
         auto graph = depthwise_graph(c);
         cuda::StepDesc desc = bench::step_desc(*graph, graph->nodes().front(), c.dtype, layout, info);
         bench::StepSlots buffers = bench::make_step_slots(desc, slots, stream);
+        std::optional<ScopedEnv> plain;
+        if (pdl_column) plain.emplace("STRATA_PDL", "0");
         bench::TacticSweep sweep =
             bench::sweep_tactic(tactic, desc, buffers, launches_per_graph(slots), kReplays, stream);
         Side side;
-        if (sweep.best) {
-            side.us = sweep.best->ms * 1e3;
-            side.config = sweep.best->name;
-            side.detail = sweep.best->detail;
-        } else {
+        if (!sweep.best) {
             side.note = sweep.refusal.empty() ? "no config ran" : sweep.refusal;
+            return side;
+        }
+        side.us = sweep.best->ms * 1e3;
+        side.config = sweep.best->name;
+        side.detail = sweep.best->detail;
+        if (pdl_column) {
+            ScopedEnv on("STRATA_PDL", "1");
+            std::unique_ptr<cuda::CudaKernel> kernel = tactic.make(desc, sweep.best->config);
+            side.pdl_us = bench::time_kernel_slots(*kernel, buffers, launches_per_graph(slots), kReplays, stream,
+                                                   desc.name + " " + sweep.best->name + " with PDL") *
+                          1e3;
         }
         return side;
     };
@@ -425,8 +474,8 @@ std::string us_str(const Side& s) {
 }
 
 void print_header() {
-    std::printf("%-12s %5s %4s %5s | %9s %8s %6s | %8s | %9s %6s | %7s | %s\n", "shape", "batch", "type", "slots",
-                "strata us", "GB/s", "%copy", "floor us", "cuDNN us", "layout", "cuDNN/s", "strata kernel");
+    std::printf("%-12s %5s %4s %5s | %9s %8s %6s %7s | %8s | %9s %6s | %7s | %s\n", "shape", "batch", "type", "slots",
+                "strata us", "GB/s", "%copy", "PDL us", "floor us", "cuDNN us", "layout", "cuDNN/s", "strata kernel");
 }
 
 void print_row(const Row& r, double copy_gbps) {
@@ -438,9 +487,10 @@ void print_row(const Row& r, double copy_gbps) {
         r.strata.ran() ? fmt::format("{} {}", r.strata.layout, r.strata.config) : "none: " + r.strata.note;
     if (!r.strata.detail.empty()) kernel += fmt::format(" [{}]", r.strata.detail);
     if (r.peer_name != "cuDNN") kernel += fmt::format(" (the cuDNN columns: {})", r.peer_name);
-    std::printf("%-12s %5lld %4s %5d | %9s %8s %6s | %8.2f | %9s %6s | %7s | %s\n", r.c.shape.name().c_str(),
+    const std::string pdl = r.strata.pdl_us > 0 ? fmt::format("{:.2f}", r.strata.pdl_us) : "-";
+    std::printf("%-12s %5lld %4s %5d | %9s %8s %6s %7s | %8.2f | %9s %6s | %7s | %s\n", r.c.shape.name().c_str(),
                 static_cast<long long>(r.c.batch), precision_name(r.c.dtype), r.slots, us_str(r.strata).c_str(),
-                gbps.c_str(), pct.c_str(), floor_us(bytes, copy_gbps), us_str(r.peer).c_str(),
+                gbps.c_str(), pct.c_str(), pdl.c_str(), floor_us(bytes, copy_gbps), us_str(r.peer).c_str(),
                 r.peer.ran() ? r.peer.layout.c_str() : "-", ratio.c_str(), kernel.c_str());
     if (!r.peer.ran()) std::printf("%12s %s did not run: %s\n", "", r.peer_name.c_str(), r.peer.note.c_str());
     std::fflush(stdout);
@@ -481,6 +531,7 @@ nlohmann::json side_json(const Side& s, double bytes, double copy_gbps) {
     if (!s.ran()) return {{"ran", false}, {"note", s.note}};
     return {{"ran", true},
             {"us", s.us},
+            {"pdl_us", s.pdl_us > 0 ? nlohmann::json(s.pdl_us) : nlohmann::json(nullptr)},
             {"gb_per_s", gb_per_s(bytes, s.us)},
             {"percent_of_copy", percent_of_copy(bytes, s.us, copy_gbps)},
             {"layout", s.layout},
@@ -609,8 +660,9 @@ int main(int argc, char** argv) try {
     cuda::Stream stream;
     const cuda::CudaTactic* cudnn = cuda::CudaTacticRegistry::global().find(kCudnnTactic);
     Sides sides;
-    if (strata_tactic) sides.strata = tactic_timing(*strata_tactic, info, stream.get());
-    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get());
+    const bool pdl_column = o.pdl_column && info.compute_capability() >= 90;
+    if (strata_tactic) sides.strata = tactic_timing(*strata_tactic, info, stream.get(), pdl_column);
+    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false);
     sides.strata_missing = fmt::format("missing: no tactic {} in this build", o.strata_tactic);
     sides.cudnn_missing = fmt::format("missing: no tactic {} (cuDNN not found?)", kCudnnTactic);
 

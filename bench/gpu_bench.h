@@ -106,6 +106,7 @@ struct TimedConfig {
     double ms = 0;
     std::string name;    ///< "tactic#config" or "tactic#config (config name)"
     std::string detail;  ///< the kernel's detail(): what it chose inside (may be empty)
+    int config = -1;
 };
 
 /// "cudnn.conv#1 (IMPLICIT_PRECOMP_GEMM)", or "cuda.conv.direct#0" for a tactic without config names.
@@ -126,6 +127,17 @@ struct TacticSweep {
     std::string refusal;  ///< when nothing ran: the first config's reason (a refusal or a failure)
 };
 
+/// Milliseconds per launch of `kernel`: `launches` launches per graph, launch i on slot i % count, the median of
+/// `replays` (time_slot_launches).
+inline double time_kernel_slots(cuda::CudaKernel& kernel, const StepSlots& slots, int launches, int replays,
+                                cudaStream_t stream, const std::string& what) {
+    cuda::DeviceBuffer workspace(kernel.workspace_bytes(), "bench workspace");
+    std::vector<cuda::StepBuffers> buffers = slots.slots;
+    for (cuda::StepBuffers& b : buffers) b.workspace = workspace.data();
+    auto launch = [&](int slot, cudaStream_t s) { kernel.launch(buffers[static_cast<size_t>(slot)], s); };
+    return time_slot_launches(launch, static_cast<int>(buffers.size()), launches, replays, stream, what);
+}
+
 /// Times each config of `tactic` that can implement `desc` on `slots` (launch i of a graph on slot i % count),
 /// keeps the fastest. A config that throws is reported on stderr and skipped.
 inline TacticSweep sweep_tactic(const cuda::CudaTactic& tactic, const cuda::StepDesc& desc, const StepSlots& slots,
@@ -142,16 +154,12 @@ inline TacticSweep sweep_tactic(const cuda::CudaTactic& tactic, const cuda::Step
         }
         try {
             std::unique_ptr<cuda::CudaKernel> kernel = tactic.make(desc, c);
-            cuda::DeviceBuffer workspace(kernel->workspace_bytes(), "bench workspace");
-            std::vector<cuda::StepBuffers> buffers = slots.slots;
-            for (cuda::StepBuffers& b : buffers) b.workspace = workspace.data();
-            auto launch = [&](int slot, cudaStream_t s) { kernel->launch(buffers[static_cast<size_t>(slot)], s); };
-            const int count = static_cast<int>(buffers.size());
             // A quick look first (slow configs, e.g. cuDNN's FFT on depthwise, take seconds to time fully).
-            const double quick = time_slot_launches(launch, count, count, kQuickReplays, stream, desc.name + " " + label);
+            const double quick = time_kernel_slots(*kernel, slots, static_cast<int>(slots.slots.size()), kQuickReplays,
+                                                   stream, desc.name + " " + label);
             if (sweep.best && quick > kQuickMargin * sweep.best->ms) continue;
-            double ms = time_slot_launches(launch, count, launches, replays, stream, desc.name + " " + label);
-            if (!sweep.best || ms < sweep.best->ms) sweep.best = TimedConfig{ms, label, kernel->detail()};
+            double ms = time_kernel_slots(*kernel, slots, launches, replays, stream, desc.name + " " + label);
+            if (!sweep.best || ms < sweep.best->ms) sweep.best = TimedConfig{ms, label, kernel->detail(), c};
         } catch (const std::exception& e) {
             std::fprintf(stderr, "  %s on %s failed: %s\n", label.c_str(), desc.name.c_str(), e.what());
             if (sweep.refusal.empty()) sweep.refusal = fmt::format("{}: failed: {}", label, e.what());

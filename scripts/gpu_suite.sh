@@ -15,8 +15,8 @@
 #             them launched with PDL (STRATA_PDL=1; DW_PDL=0 leaves that out)
 #   sepbench  bench/separable_gpu: the fused depthwise -> pointwise kernel against the two separate steps (issue 4)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
-#             32, 128, fp32 and fp16 (issue 4); DWBENCH_FLAGS adds flags (e.g. --strata-tactic cuda.conv.direct); then
-#             the same with STRATA_PDL=1 (DWBENCH_PDL=0 leaves that out)
+#             32, 128, fp32 and fp16 (issue 4), plain launches with a PDL column; DWBENCH_FLAGS adds flags (e.g.
+#             --strata-tactic cuda.conv.direct)
 # Logs go to $OUT. The models are re-created with export.py (the same bytes as ../shared/models); the conformance
 # cases travel in .device/conformance.tar.xz.
 set -uo pipefail
@@ -175,15 +175,11 @@ for stage in "${stages[@]}"; do
             build/bench/separable_gpu --batch ${SEP_BATCHES:-1,64} 2>&1 | tee "$out/separable.log"
             ;;
         dwbench)
+            # The PDL column (--pdl column, the default) times each case's fastest strata config again with
+            # programmatic dependent launch, so one pass gives both.
             note "depthwise layers"
             build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
                 --json "$out/depthwise.json" 2>&1 | tee "$out/depthwise.log"
-            if [[ ${DWBENCH_PDL:-1} == 1 ]]; then  # again with programmatic dependent launch (backends/cuda/pdl.h)
-                note "depthwise layers, STRATA_PDL=1"
-                STRATA_PDL=1 build/bench/depthwise_gpu \
-                    --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} --json "$out/depthwise_pdl.json" \
-                    2>&1 | tee "$out/depthwise_pdl.log"
-            fi
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac
