@@ -59,6 +59,7 @@ TEST(GpuDepthwisePdl, PolicyNeedsTheSwitchAndSm90) {
     EXPECT_TRUE(cuda::use_pdl(100));
     EXPECT_FALSE(cuda::use_pdl(89));
     EXPECT_FALSE(cuda::use_pdl(80));
+    EXPECT_FALSE(cuda::use_pdl(static_cast<const cuda::DeviceInfo*>(nullptr)));  // a step that does not know its GPU
 }
 
 }  // namespace

@@ -13,6 +13,9 @@ namespace strata::cuda {
 void check_cuda(cudaError_t status, std::string_view what, const char* expr);
 /// Checks the last launch (cudaGetLastError): a bad configuration or a sticky error from an earlier kernel.
 void check_launch(std::string_view what);
+/// Throws for a launch of `kernel` that failed with `status`, naming its grid, block and dynamic shared memory and
+/// the function's own limits: a request above the function's shared-memory limit says only "invalid argument".
+[[noreturn]] void throw_launch_failure(cudaError_t status, const void* kernel, dim3 grid, dim3 block, size_t smem);
 
 }  // namespace strata::cuda
 

@@ -26,6 +26,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "backends/cuda/device.h"
+
 namespace strata::cuda {
 
 /// True when STRATA_PDL=1 asks for programmatic dependent launches.
@@ -37,6 +39,11 @@ inline bool pdl_requested() {
 /// Whether a kernel with a PDL path launches with it on a device of `compute_capability` (90 for sm_90).
 inline bool use_pdl(int compute_capability) {
     return compute_capability >= 90 && pdl_requested();
+}
+
+/// The same for the device a step runs on; false when the step does not know its device.
+inline bool use_pdl(const DeviceInfo* device) {
+    return device && use_pdl(device->compute_capability());
 }
 
 }  // namespace strata::cuda

@@ -26,15 +26,10 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 #endif
 }
 
-/// kernel<<<grid, block, smem, stream>>>(args...), with programmatic stream serialization when `pdl` (the kernel
-/// must then keep the rule of the NOTE). Launch errors surface through check_launch() as for <<<>>>.
+/// cudaLaunchKernelEx with programmatic stream serialization; its status.
 template <class... Params, class... Args>
-void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool pdl,
-                   Args&&... args) {
-    if (!pdl) {
-        kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
-        return;
-    }
+cudaError_t launch_with_pdl(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                            Args&&... args) {
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr.val.programmaticStreamSerializationAllowed = 1;
@@ -45,8 +40,23 @@ void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem
     config.stream = stream;
     config.attrs = &attr;
     config.numAttrs = 1;
-    STRATA_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...),
-                      "a programmatic dependent launch");
+    return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+/// kernel<<<grid, block, smem, stream>>>(args...), with programmatic stream serialization when `pdl` (the kernel
+/// must then keep the rule of the NOTE). A launch that fails throws at once with its configuration
+/// (throw_launch_failure); errors of the running kernel surface through check_launch() as for <<<>>>.
+template <class... Params, class... Args>
+void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool pdl,
+                   Args&&... args) {
+    cudaError_t status = cudaSuccess;
+    if (!pdl) {
+        kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
+        status = cudaPeekAtLastError();
+    } else {
+        status = launch_with_pdl(kernel, grid, block, smem, stream, std::forward<Args>(args)...);
+    }
+    if (status != cudaSuccess) throw_launch_failure(status, reinterpret_cast<const void*>(kernel), grid, block, smem);
 }
 
 }  // namespace strata::cuda

@@ -71,7 +71,7 @@ class ImplicitGemmSm90Kernel final : public CudaKernel {
 public:
     ImplicitGemmSm90Kernel(const StepDesc& desc, int config)
         : desc_(desc), config_(config), geometry_(conv_geometry(desc)),
-          pdl_(desc.device && use_pdl(desc.device->compute_capability())) {
+          pdl_(use_pdl(desc.device)) {
         STRATA_CUDA_CHECK(implicit_gemm_sm90_prepare(desc.outputs[0].dtype, config), desc.name);
     }
 

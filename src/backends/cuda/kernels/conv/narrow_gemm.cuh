@@ -151,20 +151,19 @@ __device__ __forceinline__ void narrow_gemm_body(const PointwiseNarrowParams& pr
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     uint16_t* xt = tiles + warp * Tile::kRows * kLdx;
 
-    // The first round's loads fly while the block stages the weights.
+    // Plain: the first round's loads fly while the block stages the weights. PDL (NOTE [programmatic dependent
+    // launch]): the weights stage while the kernel before ends, and the loads wait for it.
     const int64_t rounds = (prm.pixels + Tile::kRows - 1) / Tile::kRows;
     const int64_t step = int64_t{gridDim.x} * kPwWarps;
     int64_t round = int64_t{blockIdx.x} * kPwWarps + warp;
     Tile tile(prm, src);
-    const ContiguousWeights weights{static_cast<const uint16_t*>(prm.w), prm.c};
-    if (prm.pdl) {  // NOTE [programmatic dependent launch]: the weights stage while the kernel before ends
-        narrow_stage_weights<KS>(prm, weights, groups, reinterpret_cast<uint32_t*>(w_frag), bias_s);
+    if (!prm.pdl && round < rounds) tile.load(round, lane);
+    narrow_stage_weights<KS>(prm, ContiguousWeights{static_cast<const uint16_t*>(prm.w), prm.c}, groups,
+                             reinterpret_cast<uint32_t*>(w_frag), bias_s);
+    if (prm.pdl) {
         pdl_wait();
         pdl_launch_dependents();
         if (round < rounds) tile.load(round, lane);
-    } else {
-        if (round < rounds) tile.load(round, lane);
-        narrow_stage_weights<KS>(prm, weights, groups, reinterpret_cast<uint32_t*>(w_frag), bias_s);
     }
     const int pad = kCp - prm.c;  // columns a policy may leave unwritten: the mma must read zeros there
     for (int i = lane; i < Tile::kRows * pad; i += 32) xt[(i / pad) * kLdx + prm.c + i % pad] = 0;

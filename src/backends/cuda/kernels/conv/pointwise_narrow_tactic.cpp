@@ -60,7 +60,7 @@ bool aligned16(const void* p) {
 class PointwiseNarrowKernel final : public CudaKernel {
 public:
     PointwiseNarrowKernel(const StepDesc& desc)
-        : desc_(desc), g_(conv_geometry(desc)), pdl_(desc.device && use_pdl(desc.device->compute_capability())) {
+        : desc_(desc), g_(conv_geometry(desc)), pdl_(use_pdl(desc.device)) {
         STRATA_ASSERT(desc.device != nullptr, "{}: pointwise_narrow needs the device info", desc.name);
         const size_t smem = pointwise_narrow_smem_bytes(g_.c, g_.k);
         int per_sm = 0;

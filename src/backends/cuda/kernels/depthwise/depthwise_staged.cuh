@@ -21,8 +21,6 @@
 // few channels or small batches), 32/CL on columns.
 #pragma once
 
-#include <cstdio>
-
 #include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
 
@@ -251,25 +249,6 @@ inline StagedArgs staged_args(const DepthwiseParams& prm, const DepthwiseTile& t
     return a;
 }
 
-/// Throws when the staged launch just made failed, naming its configuration and the function's limits, and before
-/// it when an earlier call left an error pending (check_launch() would blame this step for it): a shared-memory
-/// limit below the launch's need shows here as "invalid argument" with both figures.
-template <class Kernel>
-void check_staged_launch(Kernel kernel, const char* when, unsigned grid, int block, size_t smem) {
-    const cudaError_t status = cudaGetLastError();
-    if (status == cudaSuccess) return;
-    cudaFuncAttributes attr{};
-    const cudaError_t attr_status = cudaFuncGetAttributes(&attr, kernel);
-    char what[320];
-    snprintf(what, sizeof what,
-             "depthwise staged launch (%s) of %u blocks x %d threads, %zu bytes dynamic shared memory; function: %d "
-             "registers, %d max threads, %zu static and %d max dynamic shared bytes%s",
-             when, grid, block, smem, attr.numRegs, attr.maxThreadsPerBlock, attr.sharedSizeBytes,
-             attr.maxDynamicSharedSizeBytes, attr_status == cudaSuccess ? "" : " (attributes unavailable)");
-    cudaGetLastError();
-    check_cuda(status, what, "cudaLaunchKernel");
-}
-
 /// Launches `kernel`: one block per tile, or (persistent) as many blocks as fit on the device at once. The
 /// attribute and occupancy queries are host calls, legal while a stream is being captured.
 template <class Kernel>
@@ -278,13 +257,11 @@ void launch_staged(Kernel kernel, const StagedArgs& a, const DepthwiseTile& tile
     // The function's limit, not this launch's need: launches of other shapes share the function, so a limit set to a
     // small persistent tile's need would refuse a later, larger tile with "invalid argument"
     // (GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit).
-    check_staged_launch(kernel, "an error pending before it", 0, tile.block_x, smem);
     STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(2 * kDepthwiseStagedTileBudget)),
                       "depthwise staged launch");
     if (!tile.persistent) {
         launch_kernel(kernel, static_cast<unsigned>(tiles), tile.block_x, smem, stream, a.prm.pdl, a);
-        check_staged_launch(kernel, "one block per tile", static_cast<unsigned>(tiles), tile.block_x, smem);
         return;
     }
     int device = 0, sms = 0, per_sm = 0;
@@ -295,7 +272,6 @@ void launch_staged(Kernel kernel, const StagedArgs& a, const DepthwiseTile& tile
     int64_t grid = std::min<int64_t>(tiles, int64_t{std::max(per_sm, 1)} * sms);
     if (grid > a.slabs) grid -= grid % a.slabs;  // each block keeps one slab: its taps load once
     launch_kernel(kernel, static_cast<unsigned>(grid), tile.block_x, smem, stream, a.prm.pdl, a);
-    check_staged_launch(kernel, "persistent", static_cast<unsigned>(grid), tile.block_x, smem);
 }
 
 template <class T>

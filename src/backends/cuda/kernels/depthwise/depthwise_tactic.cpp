@@ -2,8 +2,7 @@
 // with group == C. Config 0 lets the kernel pick its tile from the shape (select_depthwise_tile); configs 1..8 force
 // the strip (rows 1/2/4/8 x narrow/wide columns) of the tiled kernels so that the builder's timing can check the
 // selector; configs 9-12 run the staged NHWC kernel with 32 or 8 lanes on channels, one block per tile or persistent
-// blocks (NOTE [depthwise staged tile]). detail() names
-// the tile, so `strata profile` shows the choice.
+// blocks (NOTE [depthwise staged tile]). detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
@@ -72,8 +71,7 @@ public:
         : desc_(desc), params_(depthwise_params(desc)), dtype_(desc.outputs[0].dtype) {
         STRATA_ASSERT(depthwise_tile(desc, params_, config, tile_), "{}: depthwise config {} does not apply", desc.name,
                       config);
-        params_.pdl =
-            desc.device && use_pdl(desc.device->compute_capability()) && tile_.kind != DepthwiseKernelKind::generic;
+        params_.pdl = use_pdl(desc.device) && tile_.kind != DepthwiseKernelKind::generic;
     }
 
     void launch(const StepBuffers& buffers, cudaStream_t stream) override {
