@@ -4,7 +4,8 @@
 #   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
 #   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck (SANITIZE_TOOLS), in SANITIZE_SHARDS
 #             parallel shards, each limited to SANITIZE_SECONDS; SANITIZE_WARM=1 first runs them plainly to fill the
-#             timing cache the plan-building tests read under the tools
+#             timing cache the plan-building tests read under the tools; SANITIZE_FLAGS adds compute-sanitizer flags
+#             (e.g. --kernel-name-exclude kns=nvjet: cuBLASLt's own kernels, which strata cannot change)
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
@@ -54,7 +55,7 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
         local pids=() i
         for ((i = 0; i < shards; ++i)); do
             GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout ${SANITIZE_SECONDS:-240} \
-                compute-sanitizer --tool $tool --error-exitcode 1 build/tests/test_gpu --gtest_filter="$1" \
+                compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$1" \
                 > "/tmp/$2_${tool}_$i.log" 2>&1 &
             pids+=($!)
         done
