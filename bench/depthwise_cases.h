@@ -196,10 +196,14 @@ struct SmallSummary {
     double geomean = 0;                ///< of peer / strata over the compared cases
     std::vector<std::string> slower;   ///< strata slower than cuDNN, with the ratio
     std::vector<std::string> missing;  ///< strata or cuDNN did not run
+    /// cuDNN under kSmallTargetSpeedup x the launch floor, with its time: there no single kernel launch in the
+    /// chain can be kSmallTargetSpeedup x faster than cuDNN, whatever it computes
+    std::vector<std::string> beyond_floor;
     bool met() const { return compared > 0 && missing.empty() && slower.empty() && geomean >= kSmallTargetSpeedup; }
 };
-/// One summary per float dtype present among the rows, in order of first appearance.
-std::vector<SmallSummary> summarize_small(const std::vector<Row>& rows);
+/// One summary per float dtype present among the rows, in order of first appearance. `launch_floor_us`: the time of
+/// an empty kernel in the same chain of launches (0: not measured, beyond_floor stays empty).
+std::vector<SmallSummary> summarize_small(const std::vector<Row>& rows, double launch_floor_us = 0);
 
 /// Acceptance 4 over the int8 rows at batch >= kInt8MinBatch (their peer is strata's fp16 kernel).
 struct Int8Summary {
@@ -255,7 +259,7 @@ inline LargeSummary summarize_large(const std::vector<Row>& rows, double copy_gb
     return s;
 }
 
-inline std::vector<SmallSummary> summarize_small(const std::vector<Row>& rows) {
+inline std::vector<SmallSummary> summarize_small(const std::vector<Row>& rows, double launch_floor_us) {
     std::vector<SmallSummary> out;
     std::vector<double> log_sums;
     for (const Row& r : rows) {
@@ -276,6 +280,8 @@ inline std::vector<SmallSummary> summarize_small(const std::vector<Row>& rows) {
             continue;
         }
         ++s.compared;
+        if (r.peer.us < kSmallTargetSpeedup * launch_floor_us)
+            s.beyond_floor.push_back(fmt::format("{} ({:.2f} us)", case_name(r.c), r.peer.us));
         log_sum += std::log(ratio);
         s.geomean = std::exp(log_sum / s.compared);
         if (ratio < 1.0) s.slower.push_back(fmt::format("{} ({:.2f})", case_name(r.c), ratio));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_tactic.h"
+#include "backends/cuda/kernels/common/empty_kernel.h"
 #include "backends/cuda/kernels/data/copy.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8.h"
 #include "depthwise_cases.h"
@@ -63,10 +64,12 @@ void print_help() {
         "a time is the median of %d replays of a CUDA graph of >= %d launches. Cases whose input + output exceed\n"
         "16 MiB cycle through enough buffer sets (input, weights, output each) to exceed %zux the L2, so their time\n"
         "is DRAM time; the others use one set, as inside a network. GB/s and the floor count input + output +\n"
-        "weights once; the floor moves them at the device-to-device copy bandwidth measured at the start.\n\n"
+        "weights once; the floor moves them at the device-to-device copy bandwidth measured at the start.\n"
+        "The launch floor, also measured at the start, is an empty kernel's time in the same chain of launches;\n"
+        "the summary names the small cases where cuDNN is under %.1fx that floor (out of reach for one launch).\n\n"
         "  --batch LIST          batch sizes, comma-separated (default 1,8,32,128)\n"
         "  --shapes LIST         shapes by number or name, comma-separated (default all):\n",
-        kReplays, kMinLaunchesPerGraph, kL2Multiple);
+        kReplays, kMinLaunchesPerGraph, kL2Multiple, kSmallTargetSpeedup);
     const auto& shapes = anchor_shapes();
     for (size_t i = 0; i < shapes.size(); i += 4) {
         std::string line(24, ' ');
@@ -467,6 +470,36 @@ double measure_copy_gbps(size_t l2_bytes, const cuda::DeviceInfo& info, cudaStre
     return copy_gb_per_s(bytes, std::min(memcpy_ms, kernel_ms) * 1e3);
 }
 
+/// The launch floor: microseconds per launch of an empty kernel in the same kind of graph as the cases (a chain of
+/// launches_per_graph(1) dependent launches, median of kReplays replays), for one block and for a grid that fills
+/// every SM; `with_pdl` adds the same two launched with PDL. A case whose cuDNN time is under kSmallTargetSpeedup x
+/// the smaller plain figure cannot be beaten by that factor with one plain launch (SmallSummary::beyond_floor).
+struct LaunchFloor {
+    double one_block_us = 0, full_grid_us = 0;
+    double one_block_pdl_us = 0, full_grid_pdl_us = 0;  // 0: not measured
+    int full_grid_blocks = 0;
+    double floor_us() const { return std::min(one_block_us, full_grid_us); }
+};
+
+LaunchFloor measure_launch_floor(const cuda::DeviceInfo& info, bool with_pdl, cudaStream_t stream) {
+    constexpr int kThreads = 256;
+    LaunchFloor f;
+    f.full_grid_blocks = info.sm_count * 8;
+    auto time_us = [&](int blocks, bool pdl) {
+        auto launch = [&](int, cudaStream_t s) { cuda::launch_empty_kernel(blocks, kThreads, pdl, s); };
+        return 1e3 * bench::time_slot_launches(launch, 1, launches_per_graph(1), kReplays, stream, "launch floor");
+    };
+    f.one_block_us = time_us(1, false);
+    f.full_grid_us = time_us(f.full_grid_blocks, false);
+    if (with_pdl) f.one_block_pdl_us = time_us(1, true), f.full_grid_pdl_us = time_us(f.full_grid_blocks, true);
+    std::printf("launch floor (an empty kernel, graph of %d dependent launches): 1 block %.2f us, %d blocks of %d "
+                "threads %.2f us",
+                launches_per_graph(1), f.one_block_us, f.full_grid_blocks, kThreads, f.full_grid_us);
+    if (with_pdl) std::printf("; with PDL %.2f and %.2f us", f.one_block_pdl_us, f.full_grid_pdl_us);
+    std::printf("\n");
+    return f;
+}
+
 // ---- output ------------------------------------------------------------------------------------------------------
 
 std::string us_str(const Side& s) {
@@ -504,7 +537,7 @@ const char* verdict(bool met) {
     return met ? "MET" : "NOT MET";
 }
 
-void print_summaries(const std::vector<Row>& rows, double copy_gbps) {
+void print_summaries(const std::vector<Row>& rows, double copy_gbps, double launch_floor_us) {
     LargeSummary large = summarize_large(rows, copy_gbps);
     std::printf("\n(2) input + output > 16 MiB, timed from DRAM: %d cases", large.cases);
     if (!large.min_case.empty())
@@ -513,11 +546,13 @@ void print_summaries(const std::vector<Row>& rows, double copy_gbps) {
     if (!large.missing.empty()) std::printf("    strata did not run: %s\n", list_or_none(large.missing).c_str());
     std::printf("    -> %s\n", verdict(large.met()));
     std::printf("(3) the other cases, cuDNN time / strata time:\n");
-    for (const SmallSummary& s : summarize_small(rows)) {
+    for (const SmallSummary& s : summarize_small(rows, launch_floor_us)) {
         std::printf("    %s: geometric mean %.3f over %d of %d cases (target >= %.1f); slower than cuDNN: %zu: %s\n",
                     precision_name(s.dtype), s.geomean, s.compared, s.cases, kSmallTargetSpeedup, s.slower.size(),
                     list_or_none(s.slower).c_str());
         if (!s.missing.empty()) std::printf("      not compared: %s\n", list_or_none(s.missing).c_str());
+        std::printf("      cuDNN under %.1f x the launch floor (%.2f us): %zu: %s\n", kSmallTargetSpeedup,
+                    launch_floor_us, s.beyond_floor.size(), list_or_none(s.beyond_floor).c_str());
         std::printf("      -> %s\n", verdict(s.met()));
     }
     Int8Summary int8 = summarize_int8(rows);
@@ -559,16 +594,17 @@ nlohmann::json row_json(const Row& r, double copy_gbps) {
             {"peer_over_strata", r.speedup()}};
 }
 
-nlohmann::json summaries_json(const std::vector<Row>& rows, double copy_gbps) {
+nlohmann::json summaries_json(const std::vector<Row>& rows, double copy_gbps, double launch_floor_us) {
     LargeSummary large = summarize_large(rows, copy_gbps);
     nlohmann::json small = nlohmann::json::array();
-    for (const SmallSummary& s : summarize_small(rows))
+    for (const SmallSummary& s : summarize_small(rows, launch_floor_us))
         small.push_back({{"dtype", precision_name(s.dtype)},
                          {"cases", s.cases},
                          {"compared", s.compared},
                          {"geomean_cudnn_over_strata", s.geomean},
                          {"slower", s.slower},
                          {"missing", s.missing},
+                         {"cudnn_beyond_launch_floor", s.beyond_floor},
                          {"met", s.met()}});
     Int8Summary int8 = summarize_int8(rows);
     return {{"large",
@@ -594,11 +630,12 @@ std::string utc_now() {
     return text;
 }
 
-void write_json(const std::string& path, const nlohmann::json& head, const std::vector<Row>& rows, double copy_gbps) {
+void write_json(const std::string& path, const nlohmann::json& head, const std::vector<Row>& rows, double copy_gbps,
+                double launch_floor_us) {
     nlohmann::json doc = head;
     doc["rows"] = nlohmann::json::array();
     for (const Row& r : rows) doc["rows"].push_back(row_json(r, copy_gbps));
-    doc["summaries"] = summaries_json(rows, copy_gbps);
+    doc["summaries"] = summaries_json(rows, copy_gbps, launch_floor_us);
     std::ofstream out(path);
     out << doc.dump(1) << "\n";
     if (!out.good()) throw std::runtime_error(fmt::format("--json {}: cannot write the file", path));
@@ -670,8 +707,10 @@ int main(int argc, char** argv) try {
                 strata_tactic ? "" : ": MISSING", info.summary().c_str(),
                 static_cast<double>(info.l2_bytes) / (1 << 20), utc_now().c_str());
     const double copy_gbps = measure_copy_gbps(info.l2_bytes, info, stream.get());
-    std::printf("device-to-device copy: %.0f GB/s (bytes read + written, %zu MiB copies)\n\n", copy_gbps,
+    std::printf("device-to-device copy: %.0f GB/s (bytes read + written, %zu MiB copies)\n", copy_gbps,
                 copy_probe_bytes(info.l2_bytes) >> 20);
+    const LaunchFloor floor = measure_launch_floor(info, pdl_column, stream.get());
+    std::printf("\n");
     print_header();
     std::vector<Row> rows;
     for (DType dtype : o.dtypes)
@@ -681,7 +720,7 @@ int main(int argc, char** argv) try {
                 print_row(rows.back(), copy_gbps);
             }
     add_int8_rows(int8_kernel_timing(o.int8, info, stream.get()), info.l2_bytes, copy_gbps, rows);
-    print_summaries(rows, copy_gbps);
+    print_summaries(rows, copy_gbps, floor.floor_us());
     if (!o.json.empty()) {
         nlohmann::json head = {{"program", "depthwise_gpu"},
                                {"utc", utc_now()},
@@ -690,8 +729,14 @@ int main(int argc, char** argv) try {
                                {"copy_gb_per_s", copy_gbps},
                                {"strata_tactic", o.strata_tactic},
                                {"strata_tactic_found", strata_tactic != nullptr},
-                               {"replays", kReplays}};
-        write_json(o.json, head, rows, copy_gbps);
+                               {"replays", kReplays},
+                               {"launch_floor",
+                                {{"one_block_us", floor.one_block_us},
+                                 {"full_grid_us", floor.full_grid_us},
+                                 {"full_grid_blocks", floor.full_grid_blocks},
+                                 {"one_block_pdl_us", floor.one_block_pdl_us},
+                                 {"full_grid_pdl_us", floor.full_grid_pdl_us}}}};
+        write_json(o.json, head, rows, copy_gbps, floor.floor_us());
         std::printf("wrote %s\n", o.json.c_str());
     }
     return 0;

@@ -201,6 +201,17 @@ TEST(DepthwiseCases, SmallSummaryPerDtype) {
     EXPECT_FALSE(s[0].met());
 }
 
+TEST(DepthwiseCases, SmallSummaryNamesCasesBeyondTheLaunchFloor) {
+    std::vector<Row> rows = {row("32x112k3s1", 1, DType::f16, 2.0, 2.9),   // cuDNN 2.9 < 1.5 x 2.0
+                             row("960x7k3s1", 8, DType::f16, 2.0, 3.0),    // 3.0: exactly reachable
+                             row("960x7k3s1", 32, DType::f16, 0, 1.0)};    // strata did not run: not judged
+    std::vector<SmallSummary> s = summarize_small(rows, 2.0);
+    ASSERT_EQ(s.size(), 1u);
+    ASSERT_EQ(s[0].beyond_floor.size(), 1u);
+    EXPECT_EQ(s[0].beyond_floor[0], "32x112k3s1 b1 fp16 (2.90 us)");
+    EXPECT_TRUE(summarize_small(rows)[0].beyond_floor.empty());  // no floor measured
+}
+
 TEST(DepthwiseCases, Int8Summary) {
     std::vector<Row> rows = {row("144x56k3s1", 32, DType::i8, 5.0, 10.0),   // 0.5
                              row("144x56k3s1", 128, DType::i8, 6.0, 10.0),  // 0.6: on the target

@@ -16,6 +16,13 @@
 
 namespace strata::test {
 
+namespace {
+// Line-buffered stdout: ctest kills a test that outlasts its timeout, and what it had printf'ed into a full buffer
+// is lost with it. A GPU test that timed out (LibsCublasLt.RandomShapesMatchReference, 2026-12-02) left only the
+// seed line (stderr), not which case it had reached.
+[[maybe_unused]] const bool kStdoutLineBuffered = std::setvbuf(stdout, nullptr, _IOLBF, 0) == 0;
+}  // namespace
+
 std::string shared_dir() {
     if (const char* env = std::getenv("STRATA_SHARED"); env && *env) return env;
     return STRATA_SHARED_DEFAULT;
