@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <nvtx3/nvToolsExt.h>
+
 #include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/kernels/common/empty_kernel.h"
 #include "backends/cuda/kernels/data/copy.h"
@@ -231,6 +233,22 @@ private:
     std::optional<std::string> old_;
 };
 
+/// One plain launch of the chosen config inside the NVTX range "winner TACTIC", so that a profiler can take exactly
+/// the kernels each side chose (gpu_suite.sh's dwncu stage: ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/").
+void launch_winner_in_range(const cuda::CudaTactic& tactic, const cuda::StepDesc& desc, int config,
+                            const bench::StepSlots& slots, cudaStream_t stream) {
+    std::unique_ptr<cuda::CudaKernel> kernel = tactic.make(desc, config);
+    cuda::DeviceBuffer workspace(kernel->workspace_bytes(), "bench workspace");
+    cuda::StepBuffers buffers = slots.slots.front();
+    buffers.workspace = workspace.data();
+    const std::string range = "winner " + tactic.name;
+    nvtxRangePushA(range.c_str());
+    kernel->launch(buffers, stream);
+    nvtxRangePop();
+    cuda::check_launch(desc.name + " " + range);
+    STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), desc.name + " " + range);
+}
+
 /// `pdl_column`: the configs are swept with plain launches, and the fastest is timed again with PDL (Side::pdl_us).
 KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInfo& info, cudaStream_t stream,
                            bool pdl_column) {
@@ -250,6 +268,7 @@ KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInf
         side.us = sweep.best->ms * 1e3;
         side.config = sweep.best->name;
         side.detail = sweep.best->detail;
+        launch_winner_in_range(tactic, desc, sweep.best->config, buffers, stream);
         if (pdl_column) {
             ScopedEnv on("STRATA_PDL", "1");
             std::unique_ptr<cuda::CudaKernel> kernel = tactic.make(desc, sweep.best->config);

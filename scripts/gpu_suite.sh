@@ -15,6 +15,7 @@
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS), and with
 #             them launched with PDL (STRATA_PDL=1; DW_PDL=0 leaves that out)
 #   sepbench  bench/separable_gpu: the fused depthwise -> pointwise kernel against the two separate steps (issue 4)
+#   dwncu     Nsight Compute on the depthwise kernels each side of bench/depthwise_gpu chose (DWNCU_FLAGS: its flags)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
 #             32, 128, fp32 and fp16 (issue 4), plain launches with a PDL column; DWBENCH_FLAGS adds flags (e.g.
 #             --strata-tactic cuda.conv.direct)
@@ -181,6 +182,18 @@ for stage in "${stages[@]}"; do
             note "depthwise layers"
             build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
                 --json "$out/depthwise.json" 2>&1 | tee "$out/depthwise.log"
+            ;;
+        dwncu)
+            # Nsight Compute on the kernels each side chose (bench/depthwise_gpu launches each winner once in the
+            # NVTX range "winner TACTIC"): DRAM throughput, occupancy, stall reasons of the cases acceptance 2 misses.
+            note "depthwise winners under ncu"
+            ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/" --nvtx-include "winner cudnn.conv/" \
+                --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+                --section MemoryWorkloadAnalysis -f -o /tmp/dw_ncu \
+                build/bench/depthwise_gpu ${DWNCU_FLAGS:---shapes 5,7,11 --batch 32,128 --precision fp16 --int8 off --pdl off} \
+                2>&1 | tee "$out/dw_ncu_bench.log" | tail -30
+            ncu --import /tmp/dw_ncu.ncu-rep --csv --page details > "$out/dw_ncu.csv" 2>&1
+            echo "ncu report: $(wc -l < "$out/dw_ncu.csv") lines in dw_ncu.csv"
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac
