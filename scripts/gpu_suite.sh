@@ -190,7 +190,7 @@ for stage in "${stages[@]}"; do
             ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/" --nvtx-include "winner cudnn.conv/" \
                 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
                 --section MemoryWorkloadAnalysis -f -o /tmp/dw_ncu \
-                build/bench/depthwise_gpu ${DWNCU_FLAGS:---shapes 5,7,11 --batch 32,128 --precision fp16 --int8 off --pdl off} \
+                build/bench/depthwise_gpu ${DWNCU_FLAGS:---shapes 5,7,11 --batch 8,32,128 --precision fp16 --int8 off --pdl off} \
                 2>&1 | tee "$out/dw_ncu_bench.log" | tail -30
             ncu --import /tmp/dw_ncu.ncu-rep --csv --page details > "$out/dw_ncu.csv" 2>&1
             echo "ncu report: $(wc -l < "$out/dw_ncu.csv") lines in dw_ncu.csv"

@@ -85,17 +85,96 @@ __device__ __forceinline__ void copy_row(Raw<T, VEC> (&dst)[N], const Raw<T, VEC
     for (int j = 0; j < N; ++j) dst[j] = src[j];
 }
 
+/// The accumulators of one strip: acc[d] is output row p + d of NOTE [depthwise rolling rows].
+template <class Math, int A, int COLS>
+using StripAcc = typename Math::Acc[A][COLS][Math::kLanes];
+
+/// Input row `cur`, at offset r_in = K - S + t of output row p's window, into every accumulator row whose window
+/// holds it.
+template <class T, int VEC, int K, int S, int COLS, class Math, int A, class Taps, int N>
+__device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC> (&cur)[N], int t,
+                                             StripAcc<Math, A, COLS>& acc) {
+    using Acc = typename Math::Acc;
+    constexpr int L = Math::kLanes;
+    const int r_in = K - S + t;
+    Acc x[N][L];
+#pragma unroll
+    for (int j = 0; j < N; ++j) Math::unpack(cur[j], x[j]);
+#pragma unroll
+    for (int d = 0; d < A; ++d) {
+        const int rr = r_in - S * d;
+        if (rr < 0) continue;
+#pragma unroll
+        for (int cc = 0; cc < K; ++cc) {
+            Acc w[L];
+            taps.load(rr * K + cc, w);
+#pragma unroll
+            for (int c = 0; c < COLS; ++c)
+#pragma unroll
+                for (int l = 0; l < L; ++l) acc[d][c][l] = Math::fma(x[c * S + cc][l], w[l], acc[d][c][l]);
+        }
+    }
+}
+
+/// After output row p's last input row: stores acc[0] (row p) when p is in the strip, then shifts the accumulators
+/// down one row.
+template <class T, int VEC, int COLS, class Math, int A>
+__device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, StripAcc<Math, A, COLS>& acc,
+                                                  const float (&bias)[VEC],
+                                                  const __half2 (&bias_h2)[Math::kLanes], bool fast_epilogue,
+                                                  int64_t y_base, int q0, int p, int p_first) {
+    constexpr int L = Math::kLanes;
+    const ConvGeometry& g = prm.g;
+    if (p >= p_first) {
+        T* y = static_cast<T*>(prm.y);
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) {
+            const int q = q0 + c;
+            if (q >= g.q) continue;
+            const int64_t off = y_base + p * prm.y_stride[2] + q * prm.y_stride[3];
+            if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
+                if (fast_epilogue) {
+                    store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
+                    continue;
+                }
+            }
+            float out[VEC];
+            Math::to_floats(acc[0][c], out);
+            store_epilogue<T, VEC>(prm.epilogue, out, bias, y, off);
+        }
+    }
+#pragma unroll
+    for (int d = 0; d + 1 < A; ++d)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+#pragma unroll
+            for (int l = 0; l < L; ++l) acc[d][c][l] = acc[d + 1][c][l];
+#pragma unroll
+    for (int c = 0; c < COLS; ++c)
+#pragma unroll
+        for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
+}
+
+// NOTE [depthwise row ring]
+// With two rows in flight, the rows live in a ring of three register sets: input row j of the walk sits in slot
+// j % 3, and the load of row j + 2 goes into slot (j + 2) % 3, which held row j - 1, already multiplied. Rotating
+// three named sets instead (cur = next1; next1 = next2; load next2) costs a register move of next2 at the start of
+// every row, and a move waits for its register's load: the sm_90 SASS of the NHWC fp16 kernel opened each row with
+// 40 such moves, so a thread stalled on row j + 1 before it could even issue row j + 2, and the second row in flight
+// never was. The ring needs the slot of every row known at compile time, so the walk is unrolled by three output rows
+// (3S input rows: a whole number of turns of the ring for S = 1 and 2), each guarded by p < p_end. With one row in
+// flight (the wide 5x5 and 7x7 rows) there is nothing to gain, and the walk keeps the plain loop and its moves.
+
 /// One strip of one thread: rows [p_first, p_end) x columns [q0, q0 + COLS) x channels [c0, c0 + VEC), with the
 /// rolling accumulators of NOTE [depthwise rolling rows]. xb points at (n, c0) of X, y_base is the offset of (n, c0)
 /// in Y, c0 indexes the bias. The input rows are walked in order with the next one or two rows in flight while one is
-/// multiplied, so a short strip (batch 1) waits for memory about once rather than once per row.
-/// `before_walk` runs once the first rows are in flight (the NHWC kernel stages its taps there, so that the taps'
+/// multiplied (NOTE [depthwise row ring]), so a short strip (batch 1) waits for memory about once rather than once per
+/// row. `before_walk` runs once the first rows are in flight (the NHWC kernel stages its taps there, so that the taps'
 /// load and the rows' load overlap instead of taking two memory round trips at batch 1); a thread that is not
 /// `active` only joins it (its indices are clamped in range) and stops.
 template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
 __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base, int c0,
                                          int q0, int p_first, int p_end, bool active, BeforeWalk before_walk) {
-    using Acc = typename Math::Acc;
     constexpr int L = Math::kLanes;
     constexpr int A = (K - 1) / S + 1;
     constexpr int kInCols = (COLS - 1) * S + K;
@@ -105,8 +184,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     if (prm.epilogue.bias)
 #pragma unroll
         for (int v = 0; v < VEC; ++v) bias[v] = __ldg(prm.epilogue.bias + c0 + v);
-    [[maybe_unused]] const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
-    [[maybe_unused]] __half2 bias_h2[L];
+    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    __half2 bias_h2[L];
     if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
 #pragma unroll
         for (int l = 0; l < L; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
@@ -115,78 +194,50 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
     // Two rows ahead where a row is small; one where three rows in registers would spill (5x5, 7x7 in 16 bytes).
     constexpr bool kTwoAhead = kInCols * sizeof(Raw<T, VEC>) <= 64;
-    Raw<T, VEC> next1[kInCols], next2[kTwoAhead ? kInCols : 1];
-    load_row<T, VEC>(prm, xb, ih, iw0, next1);
-    if constexpr (kTwoAhead) load_row<T, VEC>(prm, xb, ih + 1 <= ih_last ? ih + 1 : -1, iw0, next2);
+    constexpr int kSlots = kTwoAhead ? 3 : 1;
+    Raw<T, VEC> ring[kSlots][kInCols];
+    load_row<T, VEC>(prm, xb, ih, iw0, ring[0]);
+    if constexpr (kTwoAhead) load_row<T, VEC>(prm, xb, ih + 1 <= ih_last ? ih + 1 : -1, iw0, ring[1]);
     before_walk();
     if (!active) return;
-    Acc acc[A][COLS][L];
+    StripAcc<Math, A, COLS> acc;
 #pragma unroll
     for (int d = 0; d < A; ++d)
 #pragma unroll
         for (int c = 0; c < COLS; ++c)
 #pragma unroll
             for (int l = 0; l < L; ++l) acc[d][c][l] = Math::zero();
-    for (int p = p_first - (A - 1); p < p_end; ++p) {
-        taps.reload_each_row();
+    auto finish = [&](int p) {
+        finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, q0, p, p_first);
+    };
+    if constexpr (kTwoAhead) {
+        for (int p0 = p_first - (A - 1); p0 < p_end; p0 += 3) {
 #pragma unroll
-        for (int t = 0; t < S; ++t, ++ih) {
-            const int r_in = K - S + t;
-            Raw<T, VEC> cur[kInCols];
-            copy_row<T, VEC>(cur, next1);
-            if constexpr (kTwoAhead) {
-                copy_row<T, VEC>(next1, next2);
-                if (ih + 2 <= ih_last) load_row<T, VEC>(prm, xb, ih + 2, iw0, next2);
-            } else if (ih + 1 <= ih_last) {
-                load_row<T, VEC>(prm, xb, ih + 1, iw0, next1);
-            }
-            if (ih < 0 || ih >= g.h) continue;  // padding rows add nothing
-            Acc x[kInCols][L];
+            for (int u = 0; u < 3; ++u) {
+                if (p0 + u >= p_end) break;
+                taps.reload_each_row();
 #pragma unroll
-            for (int j = 0; j < kInCols; ++j) Math::unpack(cur[j], x[j]);
-#pragma unroll
-            for (int d = 0; d < A; ++d) {
-                const int rr = r_in - S * d;
-                if (rr < 0) continue;
-#pragma unroll
-                for (int cc = 0; cc < K; ++cc) {
-                    Acc w[L];
-                    taps.load(rr * K + cc, w);
-#pragma unroll
-                    for (int c = 0; c < COLS; ++c)
-#pragma unroll
-                        for (int l = 0; l < L; ++l) acc[d][c][l] = Math::fma(x[c * S + cc][l], w[l], acc[d][c][l]);
+                for (int t = 0; t < S; ++t, ++ih) {
+                    const int j = u * S + t;  // this row's slot is j % 3: the pass starts on slot 0
+                    if (ih + 2 <= ih_last) load_row<T, VEC>(prm, xb, ih + 2, iw0, ring[(j + 2) % 3]);
+                    if (ih >= 0 && ih < g.h)  // padding rows add nothing
+                        multiply_row<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc);
                 }
+                finish(p0 + u);
             }
         }
-        if (p >= p_first) {
-            T* y = static_cast<T*>(prm.y);
+    } else {
+        for (int p = p_first - (A - 1); p < p_end; ++p) {
+            taps.reload_each_row();
 #pragma unroll
-            for (int c = 0; c < COLS; ++c) {
-                const int q = q0 + c;
-                if (q >= g.q) continue;
-                const int64_t off = y_base + p * prm.y_stride[2] + q * prm.y_stride[3];
-                if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
-                    if (fast_epilogue) {
-                        store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
-                        continue;
-                    }
-                }
-                float out[VEC];
-                Math::to_floats(acc[0][c], out);
-                store_epilogue<T, VEC>(prm.epilogue, out, bias, y, off);
+            for (int t = 0; t < S; ++t, ++ih) {
+                Raw<T, VEC> cur[kInCols];
+                copy_row<T, VEC>(cur, ring[0]);
+                if (ih + 1 <= ih_last) load_row<T, VEC>(prm, xb, ih + 1, iw0, ring[0]);
+                if (ih >= 0 && ih < g.h) multiply_row<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc);
             }
+            finish(p);
         }
-#pragma unroll
-        for (int d = 0; d + 1 < A; ++d)
-#pragma unroll
-            for (int c = 0; c < COLS; ++c)
-#pragma unroll
-                for (int l = 0; l < L; ++l) acc[d][c][l] = acc[d + 1][c][l];
-#pragma unroll
-        for (int c = 0; c < COLS; ++c)
-#pragma unroll
-            for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
     }
 }
 
@@ -269,6 +320,7 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c * prm.x_stride[1];
     const int64_t y_base = n * prm.y_stride[0] + c * prm.y_stride[1];
     GlobalTaps<T, K> taps{static_cast<const T*>(prm.w) + c * prm.w_stride[0], prm.w_stride[2], prm.w_stride[3]};
+    taps.prefetch();
     dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true, [] {});
 }
 

@@ -131,14 +131,21 @@ struct SharedTaps {
 };
 
 /// Filter taps of one channel straight from global memory (tiled NCHW: the lanes of a warp share the channel, so
-/// the loads broadcast from L1).
+/// the loads broadcast from L1). Read-only loads: plain ones may alias Y, which the walk stores between rows, so the
+/// compiler reloaded every tap on every row, each load issued only when the row before it was done.
 template <class T, int K>
 struct GlobalTaps {
     const T* base;  ///< the channel's tap (0, 0)
     int64_t r_stride, s_stride;
+    /// Starts the channel's first and last taps towards L1, to be called before the first rows are loaded: the first
+    /// use of a tap then waits on the same memory round trip as those rows instead of taking one of its own.
+    __device__ __forceinline__ void prefetch() const {
+        asm volatile("prefetch.global.L1 [%0];" ::"l"(base));
+        asm volatile("prefetch.global.L1 [%0];" ::"l"(base + (K - 1) * r_stride + (K - 1) * s_stride));
+    }
     __device__ __forceinline__ void reload_each_row() {}
     __device__ __forceinline__ void load(int tap, float (&w)[1]) const {
-        w[0] = to_float(base[(tap / K) * r_stride + (tap % K) * s_stride]);
+        w[0] = to_float(__ldg(base + (tap / K) * r_stride + (tap % K) * s_stride));
     }
 };
 
