@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The sm_90 SASS of strata's kernels, on the CPU machine (no GPU needed): per kernel, registers, spills and the counts
+# of the instructions that decide a memory-bound kernel's speed; with --dump, the whole listing of one kernel.
+#   scripts/sass.sh OBJECT [NAME_SUBSTRING]          e.g. build/CMakeFiles/strata_lib.dir/src/.../depthwise_f16.cu.o
+#   scripts/sass.sh --dump OBJECT MANGLED_NAME_SUBSTRING
+# cuobjdump is not in the CUDA toolkit this machine installs; the first run puts NVIDIA's PyPI wheel of it in
+# ~/.cache/strata-sass (about 10 MB).
+set -euo pipefail
+tools=${STRATA_SASS_TOOLS:-$HOME/.cache/strata-sass}
+cuobjdump=$tools/nvidia/cu13/bin/cuobjdump
+if [[ ! -x $cuobjdump ]]; then
+    echo "installing cuobjdump into $tools" >&2
+    python3 -m pip install --quiet --no-deps --target "$tools" nvidia-cuda-cuobjdump==13.2.51 >&2
+fi
+dump=0
+[[ ${1:-} == --dump ]] && { dump=1; shift; }
+obj=${1:?usage: scripts/sass.sh [--dump] OBJECT [NAME_SUBSTRING]}
+filter=${2:-}
+listing=$(mktemp)
+trap 'rm -f "$listing"' EXIT
+"$cuobjdump" -sass "$obj" > "$listing"
+if (( dump )); then
+    awk -v f="$filter" '/Function :/ { on = index($0, f) > 0 } on' "$listing" | sed 's|/\* 0x[0-9a-f]* \*/||'
+    exit 0
+fi
+"$cuobjdump" -res-usage "$obj" 2>/dev/null | awk '/Function/ { name = $2 } /REG:/ { print name, $0 }' |
+    sed 's/Function //' > "$listing.res" || true
+awk -v f="$filter" '
+    function flush() {
+        if (name != "" && index(name, f) > 0)
+            printf "%-90s instr %6d  LDG %4d  STG %4d  LDS %4d  MOV %5d  BAR %3d  LDL/STL %d\n",
+                   substr(name, 1, 90), n, ldg, stg, lds, mov, bar, local
+    }
+    /Function :/ { flush(); name = $3; n = ldg = stg = lds = mov = bar = local = 0; next }
+    /\/\*[0-9a-f]+\*\// { ++n; if (/LDG/) ++ldg; if (/STG/) ++stg; if (/LDS/) ++lds; if (/ MOV /) ++mov;
+                          if (/BAR/) ++bar; if (/LDL|STL/) ++local }
+    END { flush() }' "$listing"
+if [[ -s $listing.res ]]; then
+    echo
+    grep -F -- "$filter" "$listing.res" | sed 's/:$//' | awk '{ $1 = substr($1, 1, 90); print }'
+fi
+rm -f "$listing.res"
