@@ -39,8 +39,10 @@ struct StagedArgs {
 /// The tile of input rows [row0, ...) x columns [col0, ...) of image n, channels [c_first, c_first + CL*VEC), into
 /// `tile` ([in_rows][in_cols][CL] 4-byte words) as 16-byte cp.async chunks, zeros outside the map and past C.
 /// A thread's chunks are threadIdx.x + k * blockDim.x: the same part of a pixel each time, and pixels a fixed step
-/// apart, so (row, column) advance by addition instead of a division per chunk (the kernel is short of integer issue
-/// slots, not of memory, when it divides).
+/// apart, so (row, column), the source offset and the destination advance by addition (the kernel is short of
+/// integer issue slots, not of memory). The source offset within the image is 32-bit (stage_depthwise_tile refuses
+/// images of 2^31 elements or more): with the 64-bit strides each chunk cost ~45 instructions, most of them wide
+/// multiplies.
 template <class T, int CL>
 __device__ __forceinline__ void stage_input_tile(const StagedArgs& a, const T* xn, int row0, int col0, int c_first,
                                                  uint32_t tile) {
@@ -53,15 +55,19 @@ __device__ __forceinline__ void stage_input_tile(const StagedArgs& a, const T* x
     int pix = threadIdx.x / kChunksPerPixel;
     int row = pix / a.in_cols, col = pix % a.in_cols;
     const int step_rows = pixel_step / a.in_cols, step_cols = pixel_step % a.in_cols;
-    const T* xc = xn + c;
+    const int row_stride = static_cast<int>(prm.x_stride[2]), col_stride = static_cast<int>(prm.x_stride[3]);
+    int offset = (row0 + row) * row_stride + (col0 + col) * col_stride + c;  // of this chunk, within the image
+    const int step_offset = step_rows * row_stride + step_cols * col_stride;
+    const int wrap_offset = row_stride - a.in_cols * col_stride;  // a column past the tile's last: the next row
+    uint32_t dst = tile + (pix * kChunksPerPixel + part) * 16;
+    const uint32_t dst_step = static_cast<uint32_t>(pixel_step * kChunksPerPixel * 16);
     for (; pix < pixels; pix += pixel_step) {
         const int ih = row0 + row, iw = col0 + col;
         const bool valid = channels_in && static_cast<unsigned>(ih) < static_cast<unsigned>(prm.g.h) &&
                            static_cast<unsigned>(iw) < static_cast<unsigned>(prm.g.w);
-        const T* src = valid ? xc + ih * prm.x_stride[2] + iw * prm.x_stride[3] : xn;
-        cp_async_16(tile + (pix * kChunksPerPixel + part) * 16, src, valid ? 16 : 0);
-        row += step_rows, col += step_cols;
-        if (col >= a.in_cols) col -= a.in_cols, ++row;
+        cp_async_16(dst, valid ? xn + offset : xn, valid ? 16 : 0);
+        row += step_rows, col += step_cols, offset += step_offset, dst += dst_step;
+        if (col >= a.in_cols) col -= a.in_cols, ++row, offset += wrap_offset;
     }
     cp_async_commit();
 }
