@@ -23,20 +23,22 @@ if (( dump )); then
     awk -v f="$filter" '/Function :/ { on = index($0, f) > 0 } on' "$listing" | sed 's|/\* 0x[0-9a-f]* \*/||'
     exit 0
 fi
-"$cuobjdump" -res-usage "$obj" 2>/dev/null | awk '/Function/ { name = $2 } /REG:/ { print name, $0 }' |
-    sed 's/Function //' > "$listing.res" || true
+"$cuobjdump" -res-usage "$obj" 2>/dev/null | awk '/Function/ { name = $2 } /REG:/ { print name, $1, $2 }' |
+    sed 's/:$//' | c++filt > "$listing.res" || true
 awk -v f="$filter" '
     function flush() {
         if (name != "" && index(name, f) > 0)
-            printf "%-90s instr %6d  LDG %4d  STG %4d  LDS %4d  MOV %5d  BAR %3d  LDL/STL %d\n",
-                   substr(name, 1, 90), n, ldg, stg, lds, mov, bar, local
+            printf "%-70s instr %6d  LDG %4d  STG %4d  LDS %4d  MOV %5d  BAR %3d  LDL/STL %d\n",
+                   substr(name, 1, 70), n, ldg, stg, lds, mov, bar, local
     }
-    /Function :/ { flush(); name = $3; n = ldg = stg = lds = mov = bar = local = 0; next }
+    /Function :/ { flush(); name = $3; cmd = "c++filt " name; cmd | getline name; close(cmd)
+                   gsub(/strata::cuda::|\(anonymous namespace\)::|\(strata::cuda::[A-Za-z]+\)/, "", name)
+                   n = ldg = stg = lds = mov = bar = local = 0; next }
     /\/\*[0-9a-f]+\*\// { ++n; if (/LDG/) ++ldg; if (/STG/) ++stg; if (/LDS/) ++lds; if (/ MOV /) ++mov;
                           if (/BAR/) ++bar; if (/LDL|STL/) ++local }
     END { flush() }' "$listing"
 if [[ -s $listing.res ]]; then
     echo
-    grep -F -- "$filter" "$listing.res" | sed 's/:$//' | awk '{ $1 = substr($1, 1, 90); print }'
+    grep -F -- "$filter" "$listing.res" | sed -E 's/strata::cuda::|\(anonymous namespace\)::|\(strata::cuda::[A-Za-z]+\)//g'
 fi
 rm -f "$listing.res"
