@@ -12,6 +12,7 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/common/activation_vec.cuh"
+#include "backends/cuda/kernels/common/fast_divmod.h"
 #include "backends/cuda/kernels/common/pdl.cuh"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
@@ -247,9 +248,27 @@ struct TiledArgs {
     int rows = 1;        ///< output rows per strip
     int strips_q = 1;    ///< ceil(Q / COLS)
     int strips_p = 1;    ///< ceil(P / rows)
-    int64_t strips = 0;  ///< nhwc: N * strips_p * strips_q; nchw: N * C * strips_p * strips_q
+    int64_t strips = 0;  ///< nhwc: N * strips_p * strips_q; nchw: N * C * strips_p * strips_q; < 2^31
     int cvecs = 0;       ///< nhwc: C / VEC
+    // A thread's strip index splits into (n, [c,] sp, sq) by these (fast_divmod.h): the 64-bit `/` and `%` they
+    // replace were about half of the ~200 SASS instructions before a thread's first load (NCHW fp16 3x3), a
+    // dependent chain that batch 1 waits on.
+    FastDivmod by_strips_q, by_strips_p, by_channels;
 };
+
+/// The strip's coordinates: strip = ((n * C + c) * strips_p + sp) * strips_q + sq (nhwc: without c).
+struct StripAt {
+    uint32_t n, c, sp, sq;
+};
+__device__ __forceinline__ StripAt strip_at(const TiledArgs& a, uint32_t strip, bool with_channel) {
+    StripAt s;
+    uint32_t rows, images;
+    a.by_strips_q.divmod(strip, rows, s.sq);
+    a.by_strips_p.divmod(rows, images, s.sp);
+    s.c = 0, s.n = images;
+    if (with_channel) a.by_channels.divmod(images, s.n, s.c);
+    return s;
+}
 
 // Grid: x over strips (block_y per block), y over channel blocks (blockDim.x vectors of VEC channels each). At least
 // two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM.
@@ -273,14 +292,12 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
         __syncthreads();
     };
     const int cvec_raw = blockIdx.y * blockDim.x + threadIdx.x;
-    const int64_t strip_raw = int64_t{blockIdx.x} * blockDim.y + threadIdx.y;
-    const bool active = cvec_raw < a.cvecs && strip_raw < a.strips;
+    const uint32_t strip_raw = blockIdx.x * blockDim.y + threadIdx.y;  // < 2^31 (launch_tiled_nhwc)
+    const uint32_t strips = static_cast<uint32_t>(a.strips);
+    const bool active = cvec_raw < a.cvecs && strip_raw < strips;
     const int cvec = min(cvec_raw, a.cvecs - 1);
-    const int64_t strip = strip_raw < a.strips ? strip_raw : a.strips - 1;
-    const int sq = static_cast<int>(strip % a.strips_q);
-    const int64_t rest = strip / a.strips_q;
-    const int sp = static_cast<int>(rest % a.strips_p);
-    const int n = static_cast<int>(rest / a.strips_p);
+    const StripAt at = strip_at(a, strip_raw < strips ? strip_raw : strips - 1, false);
+    const int sq = static_cast<int>(at.sq), sp = static_cast<int>(at.sp), n = static_cast<int>(at.n);
     const int c0 = cvec * VEC;
     const int p_first = sp * a.rows;
     const int p_end = min(p_first + a.rows, prm.g.p);
@@ -307,14 +324,11 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
         pdl_wait();
         pdl_launch_dependents();
     }
-    const int64_t strip = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-    if (strip >= a.strips) return;
-    const int sq = static_cast<int>(strip % a.strips_q);
-    int64_t rest = strip / a.strips_q;
-    const int sp = static_cast<int>(rest % a.strips_p);
-    rest /= a.strips_p;
-    const int c = static_cast<int>(rest % prm.g.c);
-    const int n = static_cast<int>(rest / prm.g.c);
+    const uint32_t strip = blockIdx.x * blockDim.x + threadIdx.x;  // < 2^31 (launch_tiled_nchw)
+    if (strip >= static_cast<uint32_t>(a.strips)) return;
+    const StripAt at = strip_at(a, strip, true);
+    const int sq = static_cast<int>(at.sq), sp = static_cast<int>(at.sp);
+    const int c = static_cast<int>(at.c), n = static_cast<int>(at.n);
     const int p_first = sp * a.rows;
     const int p_end = min(p_first + a.rows, prm.g.p);
     const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c * prm.x_stride[1];
@@ -350,7 +364,15 @@ inline TiledArgs tiled_args(const DepthwiseParams& prm, const DepthwiseTile& til
     a.strips_p = (g.p + tile.rows - 1) / tile.rows;
     a.strips = int64_t{g.n} * a.strips_p * a.strips_q * (nhwc ? 1 : g.c);
     a.cvecs = nhwc ? g.c / tile.vec : 0;
+    a.by_strips_q = FastDivmod(static_cast<uint32_t>(a.strips_q));
+    a.by_strips_p = FastDivmod(static_cast<uint32_t>(a.strips_p));
+    a.by_channels = FastDivmod(static_cast<uint32_t>(g.c));
     return a;
+}
+
+/// The kernels index strips (and, in NHWC, the grid's strip rows) in 32 bits.
+inline bool strips_fit_32_bits(const TiledArgs& a, unsigned grid_x, unsigned per_block) {
+    return a.strips < (int64_t{1} << 31) && int64_t{grid_x} * per_block < (int64_t{1} << 31);
 }
 
 template <class T>
@@ -363,6 +385,7 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     const size_t smem = depthwise_smem_bytes(prm, tile);
     const bool wide = tile.vec == kWide;
     if (!wide && tile.vec != kNarrow) return false;  // no kernel for this width: the generic one runs
+    if (!strips_fit_32_bits(a, grid.x, block.y)) return false;
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         auto go = [&](auto vc, auto cc) {
@@ -385,6 +408,7 @@ template <class T>
 bool launch_tiled_nchw(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
     const TiledArgs a = tiled_args(prm, tile, false);
     const unsigned blocks = static_cast<unsigned>((a.strips + tile.block_x - 1) / tile.block_x);
+    if (!strips_fit_32_bits(a, blocks, static_cast<unsigned>(tile.block_x))) return false;
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         if (tile.cols == 4)

@@ -34,6 +34,9 @@ struct StagedArgs {
     int tiles_p = 1, tiles_q = 1;  ///< tiles down / across the map
     int strip_rows = 1;            ///< output rows one thread walks
     int slabs = 1;                 ///< channel slabs: ceil(C / slab channels)
+    // Tile indices and tile pixels split by these (fast_divmod.h), not by `/` and `%`: five 32-bit divisions of ~20
+    // dependent instructions each came before a one-block-per-tile launch's first copy.
+    FastDivmod by_slabs, by_tiles_q, by_tiles_p, by_in_cols;
 };
 
 /// The tile of input rows [row0, ...) x columns [col0, ...) of image n, channels [c_first, c_first + CL*VEC), into
@@ -53,8 +56,11 @@ __device__ __forceinline__ void stage_input_tile(const StagedArgs& a, const T* x
     const bool channels_in = c < prm.g.c;
     const int pixels = a.in_rows * a.in_cols;
     int pix = threadIdx.x / kChunksPerPixel;
-    int row = pix / a.in_cols, col = pix % a.in_cols;
-    const int step_rows = pixel_step / a.in_cols, step_cols = pixel_step % a.in_cols;
+    uint32_t row_u, col_u, step_rows_u, step_cols_u;
+    a.by_in_cols.divmod(static_cast<uint32_t>(pix), row_u, col_u);
+    a.by_in_cols.divmod(static_cast<uint32_t>(pixel_step), step_rows_u, step_cols_u);
+    int row = static_cast<int>(row_u), col = static_cast<int>(col_u);
+    const int step_rows = static_cast<int>(step_rows_u), step_cols = static_cast<int>(step_cols_u);
     const int row_stride = static_cast<int>(prm.x_stride[2]), col_stride = static_cast<int>(prm.x_stride[3]);
     int offset = (row0 + row) * row_stride + (col0 + col) * col_stride + c;  // of this chunk, within the image
     const int step_offset = step_rows * row_stride + step_cols * col_stride;
@@ -78,15 +84,16 @@ struct StagedTile {
     int n, p0, q0, c_first;
 };
 __device__ __forceinline__ StagedTile staged_tile(const StagedArgs& a, int index, int slab_channels) {
+    uint32_t slab, tq, tp, in_image, images;
+    uint32_t rest;
+    a.by_slabs.divmod(static_cast<uint32_t>(index), rest, slab);
+    a.by_tiles_q.divmod(rest, in_image, tq);
+    a.by_tiles_p.divmod(in_image, images, tp);
     StagedTile t;
-    const int slab = index % a.slabs;
-    int rest = index / a.slabs;
-    const int tq = rest % a.tiles_q;
-    rest /= a.tiles_q;
-    t.p0 = rest % a.tiles_p * a.tile_p;
-    t.n = rest / a.tiles_p;
-    t.q0 = tq * a.tile_q;
-    t.c_first = slab * slab_channels;
+    t.n = static_cast<int>(images);
+    t.p0 = static_cast<int>(tp) * a.tile_p;
+    t.q0 = static_cast<int>(tq) * a.tile_q;
+    t.c_first = static_cast<int>(slab) * slab_channels;
     return t;
 }
 
@@ -252,6 +259,10 @@ inline StagedArgs staged_args(const DepthwiseParams& prm, const DepthwiseTile& t
     a.tiles_q = (g.q + tile.tile_q - 1) / tile.tile_q;
     a.strip_rows = tile.rows;
     a.slabs = (g.c + tile.channel_lanes * tile.vec - 1) / (tile.channel_lanes * tile.vec);
+    a.by_slabs = FastDivmod(static_cast<uint32_t>(a.slabs));
+    a.by_tiles_q = FastDivmod(static_cast<uint32_t>(a.tiles_q));
+    a.by_tiles_p = FastDivmod(static_cast<uint32_t>(a.tiles_p));
+    a.by_in_cols = FastDivmod(static_cast<uint32_t>(a.in_cols));
     return a;
 }
 
