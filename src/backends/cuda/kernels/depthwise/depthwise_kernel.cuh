@@ -117,13 +117,22 @@ __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC>
     }
 }
 
+/// The float bias of channels [c0, c0 + VEC), zeros without one.
+template <int VEC>
+__device__ __forceinline__ void load_bias(const EpilogueParams& e, int c0, float (&bias)[VEC]) {
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) bias[v] = e.bias ? __ldg(e.bias + c0 + v) : 0.0f;
+}
+
 /// After output row p's last input row: stores acc[0] (row p) when p is in the strip, then shifts the accumulators
-/// down one row.
+/// down one row. `bias` serves the float arithmetic; the fp16 kernels hold only `bias_h2` and read the float bias again
+/// (from L1) for the epilogues that are not half2: a float copy held all along cost them 8 of their 128 registers, and
+/// ptxas spilled the strip's bounds in the row loop instead.
 template <class T, int VEC, int COLS, class Math, int A>
 __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, StripAcc<Math, A, COLS>& acc,
                                                   const float (&bias)[VEC],
                                                   const __half2 (&bias_h2)[Math::kLanes], bool fast_epilogue,
-                                                  int64_t y_base, int q0, int p, int p_first) {
+                                                  int64_t y_base, int c0, int q0, int p, int p_first) {
     constexpr int L = Math::kLanes;
     const ConvGeometry& g = prm.g;
     if (p >= p_first) {
@@ -133,15 +142,19 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
             const int q = q0 + c;
             if (q >= g.q) continue;
             const int64_t off = y_base + p * prm.y_stride[2] + q * prm.y_stride[3];
+            float out[VEC];
+            Math::to_floats(acc[0][c], out);
             if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 if (fast_epilogue) {
                     store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
                     continue;
                 }
+                float bias_again[VEC];
+                load_bias<VEC>(prm.epilogue, c0, bias_again);
+                store_epilogue<T, VEC>(prm.epilogue, out, bias_again, y, off);
+            } else {
+                store_epilogue<T, VEC>(prm.epilogue, out, bias, y, off);
             }
-            float out[VEC];
-            Math::to_floats(acc[0][c], out);
-            store_epilogue<T, VEC>(prm.epilogue, out, bias, y, off);
         }
     }
 #pragma unroll
@@ -181,10 +194,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     constexpr int kInCols = (COLS - 1) * S + K;
     const ConvGeometry& g = prm.g;
     const int iw0 = q0 * S - g.pad_w;
-    float bias[VEC] = {};
-    if (prm.epilogue.bias)
-#pragma unroll
-        for (int v = 0; v < VEC; ++v) bias[v] = __ldg(prm.epilogue.bias + c0 + v);
+    float bias[VEC];
+    load_bias<VEC>(prm.epilogue, c0, bias);
     const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     __half2 bias_h2[L];
     if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
@@ -193,8 +204,10 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     // Row (p, t) of the walk is input row p*S - pad + K - S + t: consecutive rows, so the next is ih + 1.
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
-    // Two rows ahead where a row is small; one where three rows in registers would spill (5x5, 7x7 in 16 bytes).
-    constexpr bool kTwoAhead = kInCols * sizeof(Raw<T, VEC>) <= 64;
+    // Two rows ahead where a row is small; one where three rows in registers would spill: 5x5 and 7x7 in 16 bytes, and
+    // bf16 in 16 bytes, whose float accumulators are twice fp16's pairs (with three rows its 3x3 two-column kernel
+    // spilled 133 registers in the sm_90 SASS, against 40 with two). tile_registers() in depthwise.cpp mirrors this.
+    constexpr bool kTwoAhead = kInCols * sizeof(Raw<T, VEC>) <= 64 && sizeof(typename Math::Acc) * L <= 16;
     constexpr int kSlots = kTwoAhead ? 3 : 1;
     Raw<T, VEC> ring[kSlots][kInCols];
     load_row<T, VEC>(prm, xb, ih, iw0, ring[0]);
@@ -209,7 +222,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 #pragma unroll
             for (int l = 0; l < L; ++l) acc[d][c][l] = Math::zero();
     auto finish = [&](int p) {
-        finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, q0, p, p_first);
+        finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, c0, q0, p,
+                                                 p_first);
     };
     if constexpr (kTwoAhead) {
         for (int p0 = p_first - (A - 1); p0 < p_end; p0 += 3) {
@@ -282,12 +296,33 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const int c_first = blockIdx.y * block_c;
     const T* w = static_cast<const T*>(prm.w);
     const int nthreads = blockDim.x * blockDim.y;
+    // Element i of w_s is (tap i / block_c, channel i % block_c); a thread's elements are nthreads apart, so after
+    // two divisions its (tap, channel) advance by addition. The loads go out kTapBatch at a time before any of them is
+    // stored: storing each one as it came made a thread wait a memory round trip per element (~7 for 3x3 over 192
+    // channels and 240 threads), the longest chain before a batch-1 block's first multiply.
+    // Offsets into W in 32 bits: a depthwise filter has K*K*C elements.
     auto stage_taps = [&] {
-        for (int i = threadIdx.y * blockDim.x + threadIdx.x; i < K * K * block_c; i += nthreads) {
-            const int tap = i / block_c, c = c_first + i % block_c;
-            w_s[i] = Math::stage(
-                c < prm.g.c ? w[c * prm.w_stride[0] + (tap / K) * prm.w_stride[2] + (tap % K) * prm.w_stride[3]]
-                            : from_float<T>(0.0f));
+        constexpr int kTapBatch = 4;
+        const int ws0 = static_cast<int>(prm.w_stride[0]), ws2 = static_cast<int>(prm.w_stride[2]),
+                  ws3 = static_cast<int>(prm.w_stride[3]);
+        const int total = K * K * block_c;
+        const int first = threadIdx.y * blockDim.x + threadIdx.x;
+        const int step_taps = nthreads / block_c, step_c = nthreads % block_c;
+        int tap = first / block_c, c = first % block_c;
+        for (int base = first; base < total; base += kTapBatch * nthreads) {
+            T v[kTapBatch];
+#pragma unroll
+            for (int b = 0; b < kTapBatch; ++b) {
+                const int channel = c_first + c;
+                v[b] = base + b * nthreads < total && channel < prm.g.c
+                           ? __ldg(w + (channel * ws0 + (tap / K) * ws2 + (tap % K) * ws3))
+                           : from_float<T>(0.0f);
+                tap += step_taps, c += step_c;
+                if (c >= block_c) c -= block_c, ++tap;
+            }
+#pragma unroll
+            for (int b = 0; b < kTapBatch; ++b)
+                if (base + b * nthreads < total) w_s[base + b * nthreads] = Math::stage(v[b]);
         }
         __syncthreads();
     };
