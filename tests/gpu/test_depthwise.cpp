@@ -329,7 +329,8 @@ TEST(DepthwiseTileSelector, StagedKernelRefusesWhatItCannotCopyInChunks) {
     odd_y.y_stride[3] = 33, odd_y.y_stride[2] = 33 * odd_y.g.q, odd_y.y_stride[0] = odd_y.y_stride[2] * odd_y.g.p;
     EXPECT_FALSE(cuda::stage_depthwise_tile(t, odd_y, DType::f16, 132, 32, false));
     EXPECT_TRUE(cuda::stage_depthwise_tile(t, odd_y, DType::f32, 132, 32, false));
-    // An image of 2^31 elements or more: the tile copy's offsets are 32-bit. 8192 x 4096 x 64 = 2^31.
+    // An image of 2^31 elements or more (with the kernel's reach past its edges): the tile copy's offsets are 32-bit.
+    // 8192 x 4096 x 64 = 2^31.
     auto huge = dw_params(1, 64, 8, 3, 1, true);
     huge.g.h = huge.g.p = 8192, huge.g.w = huge.g.q = 4096;
     huge.x_stride[3] = huge.y_stride[3] = 64, huge.x_stride[2] = huge.y_stride[2] = 64 * 4096;

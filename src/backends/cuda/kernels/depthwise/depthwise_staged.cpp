@@ -69,8 +69,9 @@ bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType
                                 prm.x_stride[3] % chunk == 0;
     if (!depthwise_tiled_geometry(prm) || prm.x_stride[1] != 1 || prm.y_stride[1] != 1 || !chunks_aligned) return false;
     if (channel_lanes != 32 && channel_lanes != 8) return false;
-    // The tile copy keeps its source offsets within an image in 32 bits (stage_input_tile).
-    const int64_t image_extent = (g.h - 1) * prm.x_stride[2] + (g.w - 1) * prm.x_stride[3] + g.c;
+    // The tile copy keeps its source offsets within an image in 32 bits (stage_input_tile), also for the tile pixels
+    // past the map's edges (up to a kernel's extent beyond them), whose offsets it computes but never reads.
+    const int64_t image_extent = int64_t{g.h + g.r} * prm.x_stride[2] + int64_t{g.w + g.s} * prm.x_stride[3] + g.c;
     if (image_extent >= (int64_t{1} << 31) || prm.x_stride[2] >= (int64_t{1} << 31)) return false;
     const int vec = 4 / elem;
     // Y (and the residual, which has Y's strides) is stored and read in 4-byte words of vec channels.
