@@ -239,11 +239,9 @@ void launch_winner_in_range(const cuda::CudaTactic& tactic, const cuda::StepDesc
                             const bench::StepSlots& slots, cudaStream_t stream) {
     std::unique_ptr<cuda::CudaKernel> kernel = tactic.make(desc, config);
     cuda::DeviceBuffer workspace(kernel->workspace_bytes(), "bench workspace");
-    cuda::StepBuffers buffers = slots.slots.front();
-    buffers.workspace = workspace.data();
     const std::string range = "winner " + tactic.name;
     nvtxRangePushA(range.c_str());
-    kernel->launch(buffers, stream);
+    kernel->launch(bench::with_workspace(slots, workspace).front(), stream);
     nvtxRangePop();
     cuda::check_launch(desc.name + " " + range);
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), desc.name + " " + range);

@@ -127,13 +127,19 @@ struct TacticSweep {
     std::string refusal;  ///< when nothing ran: the first config's reason (a refusal or a failure)
 };
 
+/// The slots' buffers with `workspace` as every slot's workspace.
+inline std::vector<cuda::StepBuffers> with_workspace(const StepSlots& slots, const cuda::DeviceBuffer& workspace) {
+    std::vector<cuda::StepBuffers> buffers = slots.slots;
+    for (cuda::StepBuffers& b : buffers) b.workspace = workspace.data();
+    return buffers;
+}
+
 /// Milliseconds per launch of `kernel`: `launches` launches per graph, launch i on slot i % count, the median of
 /// `replays` (time_slot_launches).
 inline double time_kernel_slots(cuda::CudaKernel& kernel, const StepSlots& slots, int launches, int replays,
                                 cudaStream_t stream, const std::string& what) {
     cuda::DeviceBuffer workspace(kernel.workspace_bytes(), "bench workspace");
-    std::vector<cuda::StepBuffers> buffers = slots.slots;
-    for (cuda::StepBuffers& b : buffers) b.workspace = workspace.data();
+    const std::vector<cuda::StepBuffers> buffers = with_workspace(slots, workspace);
     auto launch = [&](int slot, cudaStream_t s) { kernel.launch(buffers[static_cast<size_t>(slot)], s); };
     return time_slot_launches(launch, static_cast<int>(buffers.size()), launches, replays, stream, what);
 }

@@ -45,7 +45,7 @@ int tile_registers(int k, int s, int cols, int vec, DType dtype, bool half2) {
     const int raw_per_vec = std::max(1, vec * static_cast<int>(dtype_size(dtype)) / 4);
     const int acc_per_vec = half2 ? vec / 2 : vec;  // 4-byte accumulator registers per vector
     const int acc = a * cols * acc_per_vec;
-    const int rows_held = in_cols * raw_per_vec <= 16 && acc_per_vec <= 4 ? 3 : 2;  // dw_strip's kTwoAhead
+    const int rows_held = depthwise_two_rows_ahead(in_cols * raw_per_vec * 4, acc_per_vec * 4) ? 3 : 2;
     return acc + rows_held * in_cols * raw_per_vec + (half2 ? 0 : in_cols * vec);
 }
 

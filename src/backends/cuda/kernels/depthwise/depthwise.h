@@ -72,6 +72,15 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
 /// registers. The tactic offers these as configs so that the builder's timing can confirm or overrule the selector.
 bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int rows, bool wide);
 
+/// Whether the tiled kernels' walk (dw_strip, NOTE [depthwise row ring]) keeps two input rows in flight, not one, for
+/// rows of `row_bytes` and `acc_bytes` of accumulators per vector: where three rows fit in registers beside the
+/// accumulators. Not for 5x5 and 7x7 rows of 16-byte vectors, nor bf16's 16-byte vectors, whose float accumulators are
+/// twice fp16's pairs (with three rows its 3x3 two-column kernel spilled 133 registers in the sm_90 SASS, against 40
+/// with two). The host's register estimate (depthwise.cpp) and the kernels both ask this.
+constexpr bool depthwise_two_rows_ahead(int row_bytes, int acc_bytes) {
+    return row_bytes <= 64 && acc_bytes <= 16;
+}
+
 /// Shared memory per staged tile buffer (a persistent block holds two): three such blocks fit on an SM (228 KiB).
 inline constexpr size_t kDepthwiseStagedTileBudget = 32 * 1024;
 

@@ -142,13 +142,15 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
             const int q = q0 + c;
             if (q >= g.q) continue;
             const int64_t off = y_base + p * prm.y_stride[2] + q * prm.y_stride[3];
-            float out[VEC];
-            Math::to_floats(acc[0][c], out);
             if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 if (fast_epilogue) {
                     store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
                     continue;
                 }
+            }
+            float out[VEC];
+            Math::to_floats(acc[0][c], out);
+            if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 float bias_again[VEC];
                 load_bias<VEC>(prm.epilogue, c0, bias_again);
                 store_epilogue<T, VEC>(prm.epilogue, out, bias_again, y, off);
@@ -204,10 +206,9 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     // Row (p, t) of the walk is input row p*S - pad + K - S + t: consecutive rows, so the next is ih + 1.
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
-    // Two rows ahead where a row is small; one where three rows in registers would spill: 5x5 and 7x7 in 16 bytes, and
-    // bf16 in 16 bytes, whose float accumulators are twice fp16's pairs (with three rows its 3x3 two-column kernel
-    // spilled 133 registers in the sm_90 SASS, against 40 with two). tile_registers() in depthwise.cpp mirrors this.
-    constexpr bool kTwoAhead = kInCols * sizeof(Raw<T, VEC>) <= 64 && sizeof(typename Math::Acc) * L <= 16;
+    constexpr bool kTwoAhead =
+        depthwise_two_rows_ahead(kInCols * static_cast<int>(sizeof(Raw<T, VEC>)),
+                                 static_cast<int>(sizeof(typename Math::Acc)) * L);
     constexpr int kSlots = kTwoAhead ? 3 : 1;
     Raw<T, VEC> ring[kSlots][kInCols];
     load_row<T, VEC>(prm, xb, ih, iw0, ring[0]);

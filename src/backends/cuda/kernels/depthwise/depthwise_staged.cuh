@@ -84,8 +84,7 @@ struct StagedTile {
     int n, p0, q0, c_first;
 };
 __device__ __forceinline__ StagedTile staged_tile(const StagedArgs& a, int index, int slab_channels) {
-    uint32_t slab, tq, tp, in_image, images;
-    uint32_t rest;
+    uint32_t slab, tq, tp, rest, in_image, images;
     a.by_slabs.divmod(static_cast<uint32_t>(index), rest, slab);
     a.by_tiles_q.divmod(rest, in_image, tq);
     a.by_tiles_p.divmod(in_image, images, tp);
