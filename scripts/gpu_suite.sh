@@ -5,7 +5,8 @@
 #   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck (SANITIZE_TOOLS), in SANITIZE_SHARDS
 #             parallel shards, each limited to SANITIZE_SECONDS; SANITIZE_WARM=1 first runs them plainly to fill the
 #             timing cache the plan-building tests read under the tools; SANITIZE_FLAGS adds compute-sanitizer flags
-#             (e.g. --kernel-name-exclude kns=nvjet: cuBLASLt's own kernels, which strata cannot change)
+#             (e.g. --kernel-name-exclude kns=nvjet: cuBLASLt's own kernels, which strata cannot change);
+#             SANITIZE_SOLO (a gtest pattern) runs those tests in a process of their own beside the shards
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
@@ -51,21 +52,34 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
         build/tests/test_gpu --gtest_filter="$1" > "/tmp/$2_warm.log" 2>&1
         echo "warm-up exit $?: $(grep -E "PASSED|FAILED  \]" "/tmp/$2_warm.log" | tr '\n' ' ' | cut -c1-200)"
     fi
+    # SANITIZE_SOLO names tests (a gtest pattern) that each take minutes under the tools (GpuProfile.* took 330 s
+    # under racecheck on 2026-12-02): they run in one more process of their own beside the shards, so that the
+    # shard they would land in does not run out of time.
+    local filter=$1 solo=${SANITIZE_SOLO:-}
+    if [[ -n $solo ]]; then
+        if [[ $filter == *-* ]]; then filter="$filter:$solo"; else filter="$filter-$solo"; fi
+    fi
     for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
-        note "compute-sanitizer $tool ($1, $shards shards)"
-        local pids=() i
+        note "compute-sanitizer $tool ($filter, $shards shards${solo:+, and $solo alone})"
+        local pids=() i runs=$shards
         for ((i = 0; i < shards; ++i)); do
             GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout ${SANITIZE_SECONDS:-240} \
-                compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$1" \
+                compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$filter" \
                 > "/tmp/$2_${tool}_$i.log" 2>&1 &
             pids+=($!)
         done
+        if [[ -n $solo ]]; then
+            timeout ${SANITIZE_SECONDS:-240} compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} \
+                build/tests/test_gpu --gtest_filter="$solo" > "/tmp/$2_${tool}_$shards.log" 2>&1 &
+            pids+=($!)
+            runs=$((shards + 1))
+        fi
         local log="$out/$2_$tool.log"
         : > "$log"
-        for ((i = 0; i < shards; ++i)); do
+        for ((i = 0; i < runs; ++i)); do
             wait "${pids[$i]}"
             local rc=$?
-            { echo "=== shard $i of $shards: exit $rc"; cat "/tmp/$2_${tool}_$i.log"; } >> "$log"
+            { echo "=== shard $i of $shards${solo:+ (shard $shards: $solo)}: exit $rc"; cat "/tmp/$2_${tool}_$i.log"; } >> "$log"
             echo "$tool shard $i exit $rc: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED  \]|tests ran" \
                 "/tmp/$2_${tool}_$i.log" | tr '\n' ' ' | cut -c1-300)"
         done
