@@ -10,6 +10,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -55,6 +56,7 @@ struct Options {
     Int8Mode int8 = Int8Mode::sweep;
     bool pdl_column = true;  ///< --pdl column: the strata winner also timed with PDL (sm_90 and newer)
     std::string json;
+    std::string winners;  ///< --winners FILE: launch only each side's winner recorded in an earlier --json
     bool help = false;
 };
 
@@ -93,6 +95,11 @@ void print_help() {
         "                        (STRATA_PDL=1, sm_90 and newer), in a 'PDL us' column; off: no column,\n"
         "                        STRATA_PDL as the environment sets it\n"
         "  --json FILE           also write every row and the summaries as JSON\n"
+        "  --winners FILE        no sweep: each side runs only the config (and layout) that won each case in\n"
+        "                        FILE, an earlier run's --json, timed once more and launched in the NVTX range\n"
+        "                        'winner TACTIC'. For profilers (gpu_suite.sh dwncu), under which a sweep's\n"
+        "                        timings, and so its winners, are not those of a plain run; cases FILE lacks\n"
+        "                        are left out\n"
         "  --help                this text\n\n"
         "Example: depthwise_gpu --batch 32,128 --shapes 144x56k3s2,12 --precision fp16 --json dw.json\n",
         kDefaultStrataTactic);
@@ -184,6 +191,8 @@ Options parse(int argc, char** argv) {
             o.pdl_column = parse_pdl_mode(value);
         else if (flag == "--json")
             o.json = value;
+        else if (flag == "--winners")
+            o.winners = value;
         else
             throw UsageError(fmt::format("unknown flag {}", flag));
     }
@@ -247,15 +256,81 @@ void launch_winner_in_range(const cuda::CudaTactic& tactic, const cuda::StepDesc
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), desc.name + " " + range);
 }
 
+/// --winners: the layout and config that won each case for each tactic in an earlier run's --json, by
+/// "CASE TACTIC" ("192x28k3s1 b128 fp16 cuda.conv.depthwise").
+struct Winner {
+    std::string layout;
+    int config = -1;
+};
+using Winners = std::map<std::string, Winner>;
+
+Winners load_winners(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw UsageError(fmt::format("--winners {}: cannot read it", path));
+    nlohmann::json run;
+    try {
+        run = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+        throw UsageError(fmt::format("--winners {}: not JSON ({})", path, e.what()));
+    }
+    Winners winners;
+    for (const nlohmann::json& row : run.value("rows", nlohmann::json::array())) {
+        const std::string name = fmt::format("{}x{}k{}s{} b{} {}", row.value("c", 0), row.value("hw", 0),
+                                             row.value("k", 0), row.value("stride", 0), row.value("batch", 0),
+                                             row.value("dtype", std::string()));
+        for (const char* side : {"strata", "peer"}) {
+            if (!row.contains(side) || !row[side].value("ran", false)) continue;
+            const std::string config = row[side].value("config", std::string());  // "TACTIC#N (name)"
+            const size_t hash = config.find('#');
+            if (hash == std::string::npos) continue;  // the int8 kernel's rows: not a tactic's config
+            winners[name + " " + config.substr(0, hash)] = {row[side].value("layout", std::string()),
+                                                            std::atoi(config.c_str() + hash + 1)};
+        }
+    }
+    if (winners.empty()) throw UsageError(fmt::format("--winners {}: no winning configs in its rows", path));
+    return winners;
+}
+
+/// --winners: `tactic`'s recorded winner on `c` alone, timed once more and launched in its NVTX range; nothing
+/// when another layout (or nothing) won there.
+Side recorded_winner(const cuda::CudaTactic& tactic, const Winners& winners, const DwCase& c, Layout layout,
+                     const bench::StepSlots& buffers, const cuda::StepDesc& desc, int slots, cudaStream_t stream) {
+    Side side;
+    auto it = winners.find(case_name(c) + " " + tactic.name);
+    if (it == winners.end() || it->second.layout != layout_name(layout)) {
+        side.note = "not this side's winner in --winners";
+        return side;
+    }
+    const int config = it->second.config;
+    if (config < 0 || config >= tactic.num_configs)
+        throw std::runtime_error(fmt::format("--winners: {} has no config {} in this build", tactic.name, config));
+    if (tactic.can_implement) {
+        if (std::string why = tactic.can_implement(desc, config); !why.empty()) {
+            side.note = fmt::format("--winners: {}#{} no longer applies: {}", tactic.name, config, why);
+            return side;
+        }
+    }
+    std::unique_ptr<cuda::CudaKernel> kernel = tactic.make(desc, config);
+    side.config = bench::config_label(tactic, config);
+    side.detail = kernel->detail();
+    side.us = bench::time_kernel_slots(*kernel, buffers, launches_per_graph(slots), kReplays, stream,
+                                       desc.name + " " + side.config) *
+              1e3;
+    launch_winner_in_range(tactic, desc, config, buffers, stream);
+    return side;
+}
+
 /// `pdl_column`: the configs are swept with plain launches, and the fastest is timed again with PDL (Side::pdl_us).
+/// `winners` (--winners): no sweep, only the recorded winner (recorded_winner).
 KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInfo& info, cudaStream_t stream,
-                           bool pdl_column) {
-    return [&tactic, &info, stream, pdl_column](const DwCase& c, Layout layout, int slots) {
+                           bool pdl_column, const Winners* winners) {
+    return [&tactic, &info, stream, pdl_column, winners](const DwCase& c, Layout layout, int slots) {
         auto graph = depthwise_graph(c);
         cuda::StepDesc desc = bench::step_desc(*graph, graph->nodes().front(), c.dtype, layout, info);
         bench::StepSlots buffers = bench::make_step_slots(desc, slots, stream);
         std::optional<ScopedEnv> plain;
         if (pdl_column) plain.emplace("STRATA_PDL", "0");
+        if (winners) return recorded_winner(tactic, *winners, c, layout, buffers, desc, slots, stream);
         bench::TacticSweep sweep =
             bench::sweep_tactic(tactic, desc, buffers, launches_per_graph(slots), kReplays, stream);
         Side side;
@@ -707,6 +782,8 @@ int main(int argc, char** argv) try {
         return 0;
     }
     const cuda::CudaTactic* strata_tactic = find_strata_tactic(o);
+    std::optional<Winners> winners;  // read before the GPU is looked for, so its errors show on any machine
+    if (!o.winners.empty()) winners = load_winners(o.winners);
     if (cuda::device_count() == 0)
         throw std::runtime_error("no CUDA GPU found (no driver or no device): this program runs on the GPU machine");
     cuda::set_device(0);
@@ -715,8 +792,10 @@ int main(int argc, char** argv) try {
     const cuda::CudaTactic* cudnn = cuda::CudaTacticRegistry::global().find(kCudnnTactic);
     Sides sides;
     const bool pdl_column = o.pdl_column && info.compute_capability() >= 90;
-    if (strata_tactic) sides.strata = tactic_timing(*strata_tactic, info, stream.get(), pdl_column);
-    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false);
+    const Winners* recorded = winners ? &*winners : nullptr;
+    if (strata_tactic)
+        sides.strata = tactic_timing(*strata_tactic, info, stream.get(), pdl_column && !recorded, recorded);
+    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false, recorded);
     sides.strata_missing = fmt::format("missing: no tactic {} in this build", o.strata_tactic);
     sides.cudnn_missing = fmt::format("missing: no tactic {} (cuDNN not found?)", kCudnnTactic);
 

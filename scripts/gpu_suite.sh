@@ -16,7 +16,8 @@
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS), and with
 #             them launched with PDL (STRATA_PDL=1; DW_PDL=0 leaves that out)
 #   sepbench  bench/separable_gpu: the fused depthwise -> pointwise kernel against the two separate steps (issue 4)
-#   dwncu     Nsight Compute on the depthwise kernels each side of bench/depthwise_gpu chose (DWNCU_FLAGS: its flags)
+#   dwncu     Nsight Compute on the depthwise kernels each side of bench/depthwise_gpu chose (DWNCU_FLAGS: its flags;
+#             DWNCU_WINNERS: the run whose winners to profile, default the newest bench/results/depthwise_*.json)
 #   dwbench   bench/depthwise_gpu: strata's depthwise convolution against cuDNN, the anchors' 12 layers at batch 1, 8,
 #             32, 128, fp32 and fp16 (issue 4), plain launches with a PDL column; DWBENCH_FLAGS adds flags (e.g.
 #             --strata-tactic cuda.conv.direct)
@@ -200,14 +201,23 @@ for stage in "${stages[@]}"; do
         dwncu)
             # Nsight Compute on the kernels each side chose (bench/depthwise_gpu launches each winner once in the
             # NVTX range "winner TACTIC"): DRAM throughput, occupancy, stall reasons of the cases acceptance 2 misses.
-            note "depthwise winners under ncu"
+            # Under ncu every launch is slow, so a sweep there picks other winners than a plain run: the kernels
+            # profiled are those that won in DWNCU_WINNERS (a depthwise_gpu --json; default: the newest in
+            # bench/results), each launched alone (depthwise_gpu --winners). DWNCU_WINNERS=none sweeps as before.
+            winners=${DWNCU_WINNERS:-$(ls bench/results/depthwise_*.json 2>/dev/null | sort | tail -1)}
+            winners_flag=()
+            [[ -n $winners && $winners != none ]] && winners_flag=(--winners "$winners")
+            note "depthwise winners under ncu (${winners_flag[*]:-sweeping})"
             ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/" --nvtx-include "winner cudnn.conv/" \
                 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-                --section MemoryWorkloadAnalysis -f -o /tmp/dw_ncu \
-                build/bench/depthwise_gpu ${DWNCU_FLAGS:---shapes 5,7,11 --batch 8,32,128 --precision fp16 --int8 off --pdl off} \
+                --section MemoryWorkloadAnalysis --section SchedulerStats --section InstructionStats -f -o /tmp/dw_ncu \
+                build/bench/depthwise_gpu ${DWNCU_FLAGS:---shapes 5,7,11 --batch 8,32,128 --precision fp16 --int8 off --pdl off} "${winners_flag[@]}" \
                 2>&1 | tee "$out/dw_ncu_bench.log" | tail -30
             ncu --import /tmp/dw_ncu.ncu-rep --csv --page details > "$out/dw_ncu.csv" 2>&1
-            echo "ncu report: $(wc -l < "$out/dw_ncu.csv") lines in dw_ncu.csv"
+            # The raw page has every counter the sections read, among them the stall reasons per issued instruction
+            # (smsp__average_warps_issue_stalled_*) that the details page only charts.
+            ncu --import /tmp/dw_ncu.ncu-rep --csv --page raw > "$out/dw_ncu_raw.csv" 2>&1
+            echo "ncu report: $(wc -l < "$out/dw_ncu.csv") lines in dw_ncu.csv, $(wc -c < "$out/dw_ncu_raw.csv") bytes in dw_ncu_raw.csv"
             ;;
         *) echo "unknown stage $stage"; exit 2 ;;
     esac
