@@ -210,12 +210,14 @@ for stage in "${stages[@]}"; do
             note "depthwise winners under ncu (${winners_flag[*]:-sweeping})"
             ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/" --nvtx-include "winner cudnn.conv/" \
                 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-                --section MemoryWorkloadAnalysis --section SchedulerStats --section InstructionStats -f -o /tmp/dw_ncu \
+                --section MemoryWorkloadAnalysis --section SchedulerStats --section InstructionStats --section SourceCounters \
+                -f -o /tmp/dw_ncu \
                 build/bench/depthwise_gpu ${DWNCU_FLAGS:---shapes 5,7,11 --batch 8,32,128 --precision fp16 --int8 off --pdl off} "${winners_flag[@]}" \
                 2>&1 | tee "$out/dw_ncu_bench.log" | tail -30
             ncu --import /tmp/dw_ncu.ncu-rep --csv --page details > "$out/dw_ncu.csv" 2>&1
-            # The raw page has every counter the sections read, among them the stall reasons per issued instruction
-            # (smsp__average_warps_issue_stalled_*) that the details page only charts.
+            # The raw page has every counter the sections read, among them the sampled stall reasons
+            # (smsp__pcsamp_warps_issue_stalled_*: SourceCounters' PC sampling, which the 2026-12-02 report lacked)
+            # that the details page only charts.
             ncu --import /tmp/dw_ncu.ncu-rep --csv --page raw > "$out/dw_ncu_raw.csv" 2>&1
             echo "ncu report: $(wc -l < "$out/dw_ncu.csv") lines in dw_ncu.csv, $(wc -c < "$out/dw_ncu_raw.csv") bytes in dw_ncu_raw.csv"
             ;;
