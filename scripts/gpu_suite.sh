@@ -195,8 +195,11 @@ for stage in "${stages[@]}"; do
             # The PDL column (--pdl column, the default) times each case's fastest strata config again with
             # programmatic dependent launch, so one pass gives both.
             note "depthwise layers"
+            # DWBENCH_TAG names the files (depthwise_TAG.json / .log), so that one call can time two builds of the
+            # selector (e.g. STRATA_DEPTHWISE_WIDE_BLOCKS=1, NOTE [depthwise block width]) side by side.
+            tag=${DWBENCH_TAG:+_$DWBENCH_TAG}
             build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
-                --json "$out/depthwise.json" 2>&1 | tee "$out/depthwise.log"
+                --json "$out/depthwise$tag.json" 2>&1 | tee "$out/depthwise$tag.log"
             ;;
         dwncu)
             # Nsight Compute on the kernels each side chose (bench/depthwise_gpu launches each winner once in the

@@ -3,6 +3,8 @@
 // (k 3/5/7, stride 1/2, wide and narrow channel vectors, strips that end inside the map) in fp32/fp16/bf16, NCHW and
 // NHWC; random cases for the generic kernel (multiplier, dilation, rectangular kernels, 1-D); the fused residual;
 // and the tile selector's choices (host-only, runs without a GPU).
+#include <cstdlib>
+
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "conv_gpu_check.h"
 
@@ -244,6 +246,34 @@ TEST(DepthwiseTileSelector, VectorWidthFollowsChannels) {
     EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 57, 28, 3, 1, true), DType::f16, true, 132).kind,
               cuda::DepthwiseKernelKind::generic);
     EXPECT_EQ(cuda::select_depthwise_tile(dw_params(8, 64, 28, 3, 1, true), DType::f32, true, 132).vec, 4);
+}
+
+// NOTE [depthwise block width]: eight channel vectors per block row where the channels allow (one 128-byte line of
+// taps per shared load, whole warps), four where a wider row took 3 or more tap wavefronts, the widest divisor
+// otherwise or with STRATA_DEPTHWISE_WIDE_BLOCKS=1.
+TEST(DepthwiseTileSelector, BlockRowsReadTapsInOneLineAndFillWarps) {
+    auto block_x = [](int c, DType t) {
+        return cuda::select_depthwise_tile(dw_params(32, c, 14, 5, 1, true), t, true, 132).block_x;
+    };
+    EXPECT_EQ(block_x(192, DType::f16), 8);   // 24 vectors: was 24 (240 threads)
+    EXPECT_EQ(block_x(1152, DType::f16), 8);  // 144 vectors: was 24
+    EXPECT_EQ(block_x(960, DType::f16), 8);   // 120 vectors: was 30
+    EXPECT_EQ(block_x(672, DType::f16), 4);   // 84 vectors: was 28
+    EXPECT_EQ(block_x(96, DType::f16), 12);   // 12 vectors: 2 tap wavefronts, kept
+    EXPECT_EQ(block_x(144, DType::f16), 18);  // 18 vectors: no divisor of 4 or 8
+    EXPECT_EQ(block_x(32, DType::f16), 4);
+    EXPECT_EQ(block_x(384, DType::f32), 8);  // 96 vectors of 4 floats: was 32 (already whole warps)
+    EXPECT_EQ(block_x(58, DType::f16), 29);  // 4-byte vectors: unchanged
+    for (int c : {192, 672, 960, 1152}) {
+        cuda::DepthwiseTile t = cuda::select_depthwise_tile(dw_params(32, c, 14, 3, 1, true), DType::f16, true, 132);
+        EXPECT_EQ(t.block_x * t.block_y % 32, 0) << c << ": " << t.str();
+        EXPECT_EQ((c / t.vec) % t.block_x, 0) << c << ": " << t.str();
+    }
+    setenv("STRATA_DEPTHWISE_WIDE_BLOCKS", "1", 1);
+    const int wide_192 = block_x(192, DType::f16), wide_672 = block_x(672, DType::f16);
+    unsetenv("STRATA_DEPTHWISE_WIDE_BLOCKS");
+    EXPECT_EQ(wide_192, 24);
+    EXPECT_EQ(wide_672, 28);
 }
 
 TEST(DepthwiseTileSelector, BigKernelsFitRegistersAndSharedMemory) {

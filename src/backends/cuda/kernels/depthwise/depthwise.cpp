@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "backends/cuda/kernels/conv/direct_conv.h"
 #include "core/check.h"
@@ -75,6 +77,26 @@ int largest_divisor_at_most(int n, int cap) {
     return 1;
 }
 
+// NOTE [depthwise block width]
+// The tiled NHWC kernel re-reads its K*K taps from shared memory on every input row (SharedTaps), one 16-byte load
+// per tap, and the lanes of a warp that share threadIdx.x share the tap vector. A warp of block_x = 24 or 28 lanes
+// on channels reads 24-28 distinct 16-byte vectors per tap load: 3-4 shared-memory wavefronts, where 8 lanes (one
+// 128-byte line) take 1. For 5x5 that is 25 loads x 4 wavefronts per warp and input row, against 200 HFMA2: by this
+// count 672x14k5s1 at batch 128 spends ~19 of its 53 us (2026-12-02) in tap reads alone. And 24 or 30 lanes leave the
+// block 240 threads, half a warp idle, in a kernel whose occupancy its registers cap at 16 warps per SM.
+// With 16-byte vectors, eight channel vectors per row of the block still read one full 128-byte line per pixel, so
+// the global loads take as many wavefronts as before: eight it is, where the channels allow; else four (64 bytes per
+// pixel) where a wider row took 3 or more tap wavefronts. STRATA_DEPTHWISE_WIDE_BLOCKS=1 keeps the widest divisor (the
+// rule before 2026-12-02), so that one run can time both.
+int tiled_nhwc_block_x(int64_t cvecs, int vec_bytes, int cap) {
+    const int widest = largest_divisor_at_most(static_cast<int>(cvecs), std::min(32, cap));
+    const char* env = std::getenv("STRATA_DEPTHWISE_WIDE_BLOCKS");
+    if (vec_bytes != 16 || widest <= 8 || (env && std::string(env) == "1")) return widest;
+    if (cvecs % 8 == 0 && cap >= 8) return 8;
+    if (cvecs % 4 == 0 && widest > 16 && cap >= 4) return 4;
+    return widest;
+}
+
 /// Any depthwise convolution: the generic direct convolution (one thread per output, groups of one channel).
 void launch_generic(const DepthwiseParams& prm, DType dtype, cudaStream_t stream) {
     DirectConvParams d;
@@ -131,7 +153,7 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
             else
                 choose_strip(t, g, cvecs, {1}, target);
             const int tap_cap = static_cast<int>(kMaxTapBytes / (sizeof(float) * g.r * g.s * t.vec));
-            t.block_x = largest_divisor_at_most(static_cast<int>(cvecs), std::min(32, tap_cap));
+            t.block_x = tiled_nhwc_block_x(cvecs, t.vec * elem, tap_cap);
             t.block_y = std::max(1, kThreadsPerBlock / t.block_x);
             t.threads = cvecs * strips(g, t.rows, t.cols);
             return t;
