@@ -7,6 +7,7 @@
 
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "conv_gpu_check.h"
+#include "unverified_scope.h"
 
 namespace strata::test {
 namespace {
@@ -14,8 +15,11 @@ namespace {
 using ir::UnaryKind;
 
 const char* kTactic = "cuda.conv.depthwise";
-constexpr int kConfigs = 13;  // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent)
+// auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 rows,
+// one / two columns)
+constexpr int kConfigs = 17;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
+constexpr int kAsyncConfigs[] = {13, 14, 15, 16};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
 const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
@@ -31,6 +35,7 @@ GpuConvCase dw_case(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64
 
 // Runs one config; returns false when the config refused the case (with a reason), fails the test on a mismatch.
 bool check_config(const GpuConvCase& cc, int config, DType dt, Layout layout, uint64_t seed, bool residual = false) {
+    UnverifiedTacticsScope unverified;  // the async-row configs are gated until they pass here on a GPU
     const std::string what = fmt::format("{} config {} {} {}{}: {} (seed {})", kTactic, config, dtype_name(dt),
                                          layout_name(layout), residual ? " with residual" : "", cc.str(), seed);
     auto graph = conv_case_graph(cc, seed, residual);
@@ -116,7 +121,7 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
     const int64_t channels[] = {8, 16, 24, 40, 64, 72, 136, 10, 7};
     const int64_t kernels[] = {3, 5, 7};
     static const UnaryKind kActs[] = {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::HardSwish};
-    int forced = 0, staged = 0;
+    int forced = 0, staged = 0, async = 0;
     uint64_t seed = base;
     for (int i = 0; i < 24; ++i) {
         const int64_t k = kernels[rng() % 3], s = range(1, 2), c = channels[rng() % 9];
@@ -132,12 +137,14 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
             for (int config = 0; config < kConfigs; ++config) {
                 const bool ran = check_config(cc, config, dt, layout, seed += 10, residual);
                 forced += ran && config > 0 && config < kStagedConfigs[0];
-                staged += ran && config >= kStagedConfigs[0];
+                staged += ran && config >= kStagedConfigs[0] && config < kAsyncConfigs[0];
+                async += ran && config >= kAsyncConfigs[0];
             }
     }
     EXPECT_GT(forced, 24) << "the forced strips must run on most random tiled shapes (seed " << base << ")";
     EXPECT_GT(staged, 8) << "the staged kernel must run on the NHWC cases with whole 16-byte chunks (seed " << base
                          << ")";
+    EXPECT_GT(async, 8) << "the async-row strips must run on the NHWC cases with 16-byte vectors (seed " << base << ")";
 }
 
 // The staged kernel on maps larger than one shared-memory tile (split down and across, the last tiles short), and
@@ -188,7 +195,7 @@ TEST(GpuDepthwise, ResidualIsAddedBeforeActivation) {
     for (const GpuConvCase& cc : cases)
         for (DType dt : kDtypes)
             for (Layout layout : kLayouts)
-                for (int config : {0, 3, 8, 9, 10, 11, 12})
+                for (int config : {0, 3, 8, 9, 10, 11, 12, 14, 16})
                     check_config(cc, config, dt, layout, seed += 10, /*residual=*/true);
 }
 
@@ -274,6 +281,33 @@ TEST(DepthwiseTileSelector, BlockRowsReadTapsInOneLineAndFillWarps) {
     unsetenv("STRATA_DEPTHWISE_WIDE_BLOCKS");
     EXPECT_EQ(wide_192, 24);
     EXPECT_EQ(wide_672, 28);
+}
+
+// NOTE [depthwise async rows]: the ring holds kDepthwiseAsyncSlots rows of (cols-1)*S+K 16-byte vectors per thread,
+// after the taps; narrow vectors and rings beyond the device's shared memory are refused, leaving the tile as it was.
+TEST(DepthwiseTileSelector, AsyncRowsNeedWideVectorsAndFitSharedMemory) {
+    auto prm = dw_params(32, 192, 14, 3, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+    ASSERT_TRUE(cuda::force_depthwise_strip(t, prm, 8, true)) << t.str();
+    const cuda::DepthwiseTile plain = t;
+    ASSERT_TRUE(cuda::make_depthwise_async(t, prm, DType::f16, 227 * 1024)) << t.str();
+    EXPECT_TRUE(t.async_rows);
+    EXPECT_EQ(t.str().rfind("async nhwc", 0), 0u) << t.str();
+    const size_t ring = size_t(cuda::kDepthwiseAsyncSlots) * (2 - 1 + 3) * t.block_x * t.block_y * 16;
+    EXPECT_EQ(cuda::depthwise_smem_bytes(prm, t), cuda::depthwise_async_ring_offset(prm, t) + ring);
+    EXPECT_EQ(cuda::depthwise_async_ring_offset(prm, t) % 16, 0u);
+    EXPECT_GE(cuda::depthwise_async_ring_offset(prm, t), cuda::depthwise_smem_bytes(prm, plain));
+
+    cuda::DepthwiseTile small = plain;
+    EXPECT_FALSE(cuda::make_depthwise_async(small, prm, DType::f16, 48 * 1024));  // a 64 KiB ring does not fit
+    EXPECT_FALSE(small.async_rows);
+
+    auto narrow_prm = dw_params(32, 58, 14, 3, 1, true);  // fp16 pairs: 4-byte vectors
+    cuda::DepthwiseTile narrow = cuda::select_depthwise_tile(narrow_prm, DType::f16, true, 132);
+    EXPECT_FALSE(cuda::make_depthwise_async(narrow, narrow_prm, DType::f16, 227 * 1024)) << narrow.str();
+    auto nchw_prm = dw_params(32, 192, 14, 3, 1, false);
+    cuda::DepthwiseTile nchw = cuda::select_depthwise_tile(nchw_prm, DType::f16, false, 132);
+    EXPECT_FALSE(cuda::make_depthwise_async(nchw, nchw_prm, DType::f16, 227 * 1024)) << nchw.str();
 }
 
 TEST(DepthwiseTileSelector, BigKernelsFitRegistersAndSharedMemory) {

@@ -115,8 +115,8 @@ void launch_generic(const DepthwiseParams& prm, DType dtype, cudaStream_t stream
 std::string DepthwiseTile::str() const {
     switch (kind) {
         case DepthwiseKernelKind::tiled_nhwc:
-            return fmt::format("nhwc vec{}{} cols{} rows{} block {}x{}, {} threads", vec, half2 ? " half2" : "", cols,
-                               rows, block_x, block_y, threads);
+            return fmt::format("{}nhwc vec{}{} cols{} rows{} block {}x{}, {} threads", async_rows ? "async " : "", vec,
+                               half2 ? " half2" : "", cols, rows, block_x, block_y, threads);
         case DepthwiseKernelKind::tiled_nchw:
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
         case DepthwiseKernelKind::staged_nhwc:
@@ -183,11 +183,28 @@ bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int 
     return true;
 }
 
+size_t depthwise_async_ring_offset(const DepthwiseParams& prm, const DepthwiseTile& tile) {
+    const size_t taps = sizeof(float) * prm.g.r * prm.g.s * tile.block_x * tile.vec;
+    return (taps + 15) / 16 * 16;
+}
+
 size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& tile) {
     if (tile.kind == DepthwiseKernelKind::staged_nhwc)
         return (tile.persistent ? 2 : 1) * staged_tile_bytes(prm.g, tile.tile_p, tile.tile_q, tile.channel_lanes);
     if (tile.kind != DepthwiseKernelKind::tiled_nhwc) return 0;
+    if (tile.async_rows)
+        return depthwise_async_ring_offset(prm, tile) +
+               depthwise_async_ring_bytes(prm.g, tile.cols, tile.block_x * tile.block_y);
     return sizeof(float) * prm.g.r * prm.g.s * tile.block_x * tile.vec;
+}
+
+bool make_depthwise_async(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, size_t smem_optin) {
+    if (tile.kind != DepthwiseKernelKind::tiled_nhwc || tile.vec * dtype_size(dtype) != 16) return false;
+    DepthwiseTile async = tile;
+    async.async_rows = true;
+    if (depthwise_smem_bytes(prm, async) > smem_optin) return false;
+    tile = async;
+    return true;
 }
 
 void depthwise_forward_launch(const DepthwiseParams& prm, const DepthwiseTile& tile, DType dtype, cudaStream_t stream) {

@@ -52,6 +52,7 @@ struct DepthwiseTile {
     int64_t threads = 0;      ///< threads launched (one per strip and channel vector)
     bool half2 = false;       ///< tiled_nhwc in fp16: paired HFMA2 arithmetic (depthwise_math.cuh)
     bool wide_fits = false;   ///< tiled_nhwc: two columns per thread fit the register budget
+    bool async_rows = false;  ///< tiled_nhwc, 16-byte vectors: rows through a cp.async ring (NOTE [depthwise async rows])
     int tile_p = 0;           ///< staged_nhwc: output rows of a block's tile
     int tile_q = 0;           ///< staged_nhwc: output columns of a block's tile
     int channel_lanes = 32;   ///< staged_nhwc: lanes of a warp on channels (32 or 8; the rest on columns)
@@ -81,6 +82,17 @@ constexpr bool depthwise_two_rows_ahead(int row_bytes, int acc_bytes) {
     return row_bytes <= 64 && acc_bytes <= 16;
 }
 
+/// Input rows a thread of the async-row walk keeps in flight beyond the one it multiplies (NOTE [depthwise async
+/// rows]); its ring has two slots more: the row being read and the one read before it, which a copy must not overwrite.
+inline constexpr int kDepthwiseAsyncAhead = 2;
+inline constexpr int kDepthwiseAsyncSlots = kDepthwiseAsyncAhead + 2;
+
+/// The bytes of the async-row walk's ring for a block of `threads` threads walking strips of `cols` output columns.
+inline size_t depthwise_async_ring_bytes(const ConvGeometry& g, int cols, int threads) {
+    const size_t in_cols = size_t(cols - 1) * g.stride_w + g.s;
+    return size_t(kDepthwiseAsyncSlots) * in_cols * size_t(threads) * 16;
+}
+
 /// Shared memory per staged tile buffer (a persistent block holds two): three such blocks fit on an SM (228 KiB).
 inline constexpr size_t kDepthwiseStagedTileBudget = 32 * 1024;
 
@@ -98,8 +110,14 @@ bool depthwise_tiled_geometry(const DepthwiseParams& prm);
 /// words per pixel.
 size_t staged_tile_bytes(const ConvGeometry& g, int tile_p, int tile_q, int channel_lanes);
 
-/// Shared memory (bytes) a tile needs: the tiled NHWC kernel's filter taps, the staged kernel's input tile.
+/// Shared memory (bytes) a tile needs: the tiled NHWC kernel's filter taps (and, with async rows, its ring after
+/// them, at depthwise_async_ring_offset), the staged kernel's input tile.
 size_t depthwise_smem_bytes(const DepthwiseParams& prm, const DepthwiseTile& tile);
+size_t depthwise_async_ring_offset(const DepthwiseParams& prm, const DepthwiseTile& tile);
+
+/// `tile` (a tiled NHWC tile from select_depthwise_tile / force_depthwise_strip) with async rows; false, leaving it as
+/// it was, where that walk cannot run: vectors not of 16 bytes, or more shared memory than `smem_optin` bytes.
+bool make_depthwise_async(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, size_t smem_optin);
 
 /// Enqueues the depthwise convolution on `stream` with `tile` (from select_depthwise_tile). Falls back to the
 /// generic kernel when a pointer is not aligned to the tile's vector width. dtype: f32, f16 or bf16.

@@ -13,6 +13,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/common/activation_vec.cuh"
 #include "backends/cuda/kernels/common/fast_divmod.h"
+#include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/common/pdl.cuh"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
@@ -257,6 +258,91 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     }
 }
 
+// NOTE [depthwise async rows]
+// The register ring above does not keep two rows in flight after all. In the sm_90 SASS of the NHWC fp16 3x3 kernel
+// every row load of a thread sets the same scoreboard (SB5), and the first HFMA2 of each row waits for that whole
+// scoreboard, so for the row loaded two steps ahead too: each input row costs a full memory round trip. On
+// 144x56k3s1 at batch 128 the bench's 96.5 us (2026-12-02, 61% of the copy bandwidth) is ~2850 cycles per input row
+// of a warp at 16 warps per SM, about one loaded DRAM latency. cp.async groups have a counted wait instead
+// (cp.async.wait_group N compiles to DEPBAR.LE SB0, N), so this walk copies each row's (COLS-1)*S+K vectors into
+// the thread's own slots of a ring in shared memory, kDepthwiseAsyncAhead rows ahead of the row it multiplies, waits
+// for that row alone, and reads it into registers. No barrier: a thread reads only what it copied, and its copies are
+// visible to it after its wait. The copy into a slot goes where the row two before the current one was (the ring
+// has kDepthwiseAsyncAhead + 2 slots): a copy is not ordered after the same thread's shared loads, and a whole row
+// of arithmetic then lies between the read and the overwrite. Layout [slot][column][thread] of 16-byte vectors: a
+// warp's copies and reads of one column are 512 contiguous bytes (four wavefronts, no conflicts).
+
+/// dw_strip with its rows through the ring of NOTE [depthwise async rows]. `ring` is this thread's (slot 0, column 0)
+/// vector in shared memory; its columns are `threads` vectors apart, its slots kInCols columns.
+template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
+__device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base,
+                                               int c0, int q0, int p_first, int p_end, bool active,
+                                               Raw<T, VEC>* ring, int threads, BeforeWalk before_walk) {
+    constexpr int L = Math::kLanes;
+    constexpr int A = (K - 1) / S + 1;
+    constexpr int kInCols = (COLS - 1) * S + K;
+    constexpr int kAhead = kDepthwiseAsyncAhead, kSlots = kDepthwiseAsyncSlots;
+    static_assert(sizeof(Raw<T, VEC>) == 16, "the ring copies 16-byte vectors");
+    const ConvGeometry& g = prm.g;
+    const int iw0 = q0 * S - g.pad_w;
+    float bias[VEC];
+    load_bias<VEC>(prm.epilogue, c0, bias);
+    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    __half2 bias_h2[L];
+    if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
+#pragma unroll
+        for (int l = 0; l < L; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
+    const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
+    int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;  // row j of the walk is input row ih + j
+    const uint32_t ring_s = shared_address(ring);
+    const uint32_t column_bytes = static_cast<uint32_t>(threads) * 16, slot_bytes = kInCols * column_bytes;
+    // Input row `row` into `slot`: zeros for columns outside the map; nothing for rows outside it or past the strip
+    // (never multiplied). Always one commit, so that every row of the walk is one group.
+    auto copy_row = [&](int row, int slot) {
+        if (active && row <= ih_last && row >= 0 && row < g.h) {
+            const T* src = xb + row * prm.x_stride[2];
+            const uint32_t dst = ring_s + static_cast<uint32_t>(slot) * slot_bytes;
+#pragma unroll
+            for (int c = 0; c < kInCols; ++c) {
+                const int iw = iw0 + c;
+                const bool in = iw >= 0 && iw < g.w;
+                cp_async_16(dst + c * column_bytes, in ? src + iw * prm.x_stride[3] : xb, in ? 16 : 0);
+            }
+        }
+        cp_async_commit();
+    };
+#pragma unroll
+    for (int j = 0; j < kAhead; ++j) copy_row(ih + j, j);
+    before_walk();
+    if (!active) return;
+    StripAcc<Math, A, COLS> acc;
+#pragma unroll
+    for (int d = 0; d < A; ++d)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+#pragma unroll
+            for (int l = 0; l < L; ++l) acc[d][c][l] = Math::zero();
+    int slot = 0;  // of row ih; the row kAhead on goes kAhead slots on (two behind, with kSlots = kAhead + 2)
+    for (int p = p_first - (A - 1); p < p_end; ++p) {
+        taps.reload_each_row();
+#pragma unroll
+        for (int t = 0; t < S; ++t, ++ih) {
+            const int ahead = slot + kAhead < kSlots ? slot + kAhead : slot + kAhead - kSlots;
+            copy_row(ih + kAhead, ahead);
+            cp_async_wait<kAhead>();  // row ih has landed; the kAhead rows after it may still be in flight
+            if (ih >= 0 && ih < g.h) {
+                const Raw<T, VEC>* row = ring + slot * kInCols * threads;
+                Raw<T, VEC> cur[kInCols];
+#pragma unroll
+                for (int c = 0; c < kInCols; ++c) cur[c] = row[c * threads];
+                multiply_row<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc);
+            }
+            slot = slot + 1 < kSlots ? slot + 1 : 0;
+        }
+        finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, c0, q0, p, p_first);
+    }
+}
+
 /// Launch arguments shared by both tiled kernels (strip counts precomputed on the host).
 struct TiledArgs {
     DepthwiseParams prm;
@@ -265,6 +351,7 @@ struct TiledArgs {
     int strips_p = 1;    ///< ceil(P / rows)
     int64_t strips = 0;  ///< nhwc: N * strips_p * strips_q; nchw: N * C * strips_p * strips_q; < 2^31
     int cvecs = 0;       ///< nhwc: C / VEC
+    int ring_offset = 0; ///< nhwc with async rows: bytes from the start of shared memory to the ring
     // A thread's strip index splits into (n, [c,] sp, sq) by these (fast_divmod.h): the 64-bit `/` and `%` they
     // replace were about half of the ~200 SASS instructions before a thread's first load (NCHW fp16 3x3), a
     // dependent chain that batch 1 waits on.
@@ -287,7 +374,8 @@ __device__ __forceinline__ StripAt strip_at(const TiledArgs& a, uint32_t strip, 
 
 // Grid: x over strips (block_y per block), y over channel blocks (blockDim.x vectors of VEC channels each). At least
 // two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM.
-template <class T, int VEC, int K, int S, int COLS>
+// ASYNC: the rows go through a cp.async ring in shared memory after the taps (NOTE [depthwise async rows]).
+template <class T, int VEC, int K, int S, int COLS, bool ASYNC>
 __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     using Math = typename MathFor<T, VEC>::type;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -347,9 +435,16 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
         pdl_wait();
         pdl_launch_dependents();
     }
-    dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, [&] {
+    auto before_walk = [&] {
         if (!prm.pdl) stage_taps();
-    });
+    };
+    if constexpr (ASYNC) {
+        auto* ring = reinterpret_cast<Raw<T, VEC>*>(smem + a.ring_offset) + (threadIdx.y * blockDim.x + threadIdx.x);
+        dw_strip_async<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, ring,
+                                                 nthreads, before_walk);
+    } else {
+        dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, before_walk);
+    }
 }
 
 // One thread per strip of one channel; strips of a row are neighbours so that lanes walk along W.
@@ -400,6 +495,7 @@ inline TiledArgs tiled_args(const DepthwiseParams& prm, const DepthwiseTile& til
     a.strips_p = (g.p + tile.rows - 1) / tile.rows;
     a.strips = int64_t{g.n} * a.strips_p * a.strips_q * (nhwc ? 1 : g.c);
     a.cvecs = nhwc ? g.c / tile.vec : 0;
+    a.ring_offset = tile.async_rows ? static_cast<int>(depthwise_async_ring_offset(prm, tile)) : 0;
     a.by_strips_q = FastDivmod(static_cast<uint32_t>(a.strips_q));
     a.by_strips_p = FastDivmod(static_cast<uint32_t>(a.strips_p));
     a.by_channels = FastDivmod(static_cast<uint32_t>(g.c));
@@ -409,6 +505,21 @@ inline TiledArgs tiled_args(const DepthwiseParams& prm, const DepthwiseTile& til
 /// The kernels index strips (and, in NHWC, the grid's strip rows) in 32 bits.
 inline bool strips_fit_32_bits(const TiledArgs& a, unsigned grid_x, unsigned per_block) {
     return a.strips < (int64_t{1} << 31) && int64_t{grid_x} * per_block < (int64_t{1} << 31);
+}
+
+/// The async-row kernel: its ring takes more than the 48 KiB a launch gets without opting in. The function's limit is
+/// set to the device's opt-in maximum, not this launch's need: shapes share the function, and a limit set to a small
+/// ring would refuse a later, larger one (as GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit found for the
+/// staged kernel). The tactic refuses tiles beyond that maximum (make_depthwise_async).
+template <class Kernel>
+void launch_async_nhwc(Kernel kernel, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const TiledArgs& a) {
+    int device = 0, optin = 0;
+    STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise async launch");
+    STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                      "depthwise async launch");
+    STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+                      "depthwise async launch");
+    launch_kernel(kernel, grid, block, smem, stream, a.prm.pdl, a);
 }
 
 template <class T>
@@ -422,14 +533,20 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     const bool wide = tile.vec == kWide;
     if (!wide && tile.vec != kNarrow) return false;  // no kernel for this width: the generic one runs
     if (!strips_fit_32_bits(a, grid.x, block.y)) return false;
+    if (tile.async_rows && !wide) return false;
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         auto go = [&](auto vc, auto cc) {
-            launch_kernel(dw_tiled_nhwc_kernel<T, decltype(vc)::value, K, S, decltype(cc)::value>, grid, block, smem,
-                          stream, prm.pdl, a);
+            launch_kernel(dw_tiled_nhwc_kernel<T, decltype(vc)::value, K, S, decltype(cc)::value, false>, grid, block,
+                          smem, stream, prm.pdl, a);
         };
         using std::integral_constant;
-        if (wide && tile.cols == 2)
+        if (tile.async_rows) {
+            if (tile.cols == 2)
+                launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, true>, grid, block, smem, stream, a);
+            else
+                launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, true>, grid, block, smem, stream, a);
+        } else if (wide && tile.cols == 2)
             go(integral_constant<int, kWide>{}, integral_constant<int, 2>{});
         else if (wide)
             go(integral_constant<int, kWide>{}, integral_constant<int, 1>{});

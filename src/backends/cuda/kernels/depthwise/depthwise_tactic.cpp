@@ -2,12 +2,15 @@
 // with group == C. Config 0 lets the kernel pick its tile from the shape (select_depthwise_tile); configs 1..8 force
 // the strip (rows 1/2/4/8 x narrow/wide columns) of the tiled kernels so that the builder's timing can check the
 // selector; configs 9-12 run the staged NHWC kernel with 32 or 8 lanes on channels, one block per tile or persistent
-// blocks (NOTE [depthwise staged tile]). detail() names the tile, so `strata profile` shows the choice.
+// blocks (NOTE [depthwise staged tile]); configs 13-16 the tiled NHWC kernel with its rows through a cp.async ring
+// (NOTE [depthwise async rows]), strips of 4 or 8 rows, one or two columns. detail() names the tile, so
+// `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -18,7 +21,10 @@ constexpr int kStripRows[] = {1, 2, 4, 8};
 constexpr int kFirstStaged = 1 + 2 * 4;
 constexpr int kStagedLanes[] = {32, 8, 32, 8};
 constexpr bool kStagedPersistent[] = {false, false, true, true};
-constexpr int kNumConfigs = kFirstStaged + 4;
+constexpr int kFirstAsync = kFirstStaged + 4;
+constexpr int kAsyncRows[] = {4, 4, 8, 8};
+constexpr bool kAsyncWide[] = {false, true, false, true};
+constexpr int kNumConfigs = kFirstAsync + 4;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -33,6 +39,14 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 /// The tile of `config` for the step; false when that config does not apply to it.
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
+    if (config >= kFirstAsync) {
+        const int i = config - kFirstAsync;
+        const size_t optin = desc.device && desc.device->smem_per_block_optin > 0 ? desc.device->smem_per_block_optin
+                                                                                  : 227 * 1024;
+        tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
+        return force_depthwise_strip(tile, prm, kAsyncRows[i], kAsyncWide[i]) &&
+               make_depthwise_async(tile, prm, desc.outputs[0].dtype, optin);
+    }
     if (config >= kFirstStaged)
         return desc.outputs[0].channels_last() &&
                stage_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kStagedLanes[config - kFirstStaged],
@@ -47,9 +61,15 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
     const DepthwiseParams prm = depthwise_params(desc);
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
+    if (config >= kFirstAsync) {  // written 2026-12-02, not yet run on a GPU
+        if (std::string p = unverified_tactic_problem(); !p.empty()) return p;
+    }
     DepthwiseTile tile;
     if (!depthwise_tile(desc, prm, config, tile))
-        return config >= kFirstStaged
+        return config >= kFirstAsync
+                   ? "the async-row strips need the tiled NHWC kernel with 16-byte vectors (C a multiple of 16 bytes), "
+                     "a strip that fits its registers and a ring that fits shared memory"
+               : config >= kFirstStaged
                    ? "the staged kernel needs NHWC, k 3/5/7, stride 1/2, no dilation, multiplier 1, C a multiple of 16 "
                      "bytes"
                    : "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few "
@@ -59,6 +79,9 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
 
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
+    if (config >= kFirstAsync)
+        return fmt::format("async rows{} {}", kAsyncRows[config - kFirstAsync],
+                           kAsyncWide[config - kFirstAsync] ? "wide" : "narrow");
     if (config >= kFirstStaged)
         return fmt::format("staged lanes{}{}", kStagedLanes[config - kFirstStaged],
                            kStagedPersistent[config - kFirstStaged] ? " persistent" : "");
