@@ -184,10 +184,10 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
     }
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
     return fmt::format(
-        "fast k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, {} row(s) ahead, {} threads ({} blocks of "
-        "{})",
-        f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", f.ahead, threads, blocks,
-        kDwInt8Threads);
+        "fast k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, {} row(s) ahead{}, {} threads ({} blocks "
+        "of {})",
+        f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", f.ahead,
+        f.ring ? " through a cp.async ring" : "", threads, blocks, kDwInt8Threads);
 }
 
 }  // namespace strata::cuda

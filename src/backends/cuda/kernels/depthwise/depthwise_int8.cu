@@ -1,6 +1,7 @@
 // depthwise_int8.cu: the int8 depthwise kernels (one per entry of kDwInt8FastShapes and output mode, plus the generic
 // one), their launch on a stream and the host run of the same thread programs (see depthwise_int8.h).
 #include <algorithm>
+#include <vector>
 
 #include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
 
@@ -12,7 +13,12 @@ template <int I, DwInt8Out OUT>
 __global__ void __launch_bounds__(kDwInt8Threads, kDwInt8FastShapes[I].min_blocks)
     dw_int8_fast_kernel(const DwInt8Params prm, int threads) {
     const int t = static_cast<int>(blockIdx.x) * kDwInt8Threads + static_cast<int>(threadIdx.x);
-    if (t < threads) dw_int8_fast_thread<I, OUT>(prm, t);
+    if constexpr (kDwInt8FastShapes[I].ring) {
+        extern __shared__ uint32_t dw_int8_rings[];  // [slot][column][thread] words (dw_int8_ring_bytes)
+        if (t < threads) dw_int8_fast_thread<I, OUT>(prm, t, dw_int8_rings + threadIdx.x, kDwInt8Threads);
+    } else {
+        if (t < threads) dw_int8_fast_thread<I, OUT>(prm, t);
+    }
 }
 
 template <DwInt8Out OUT>
@@ -42,8 +48,10 @@ void launch_mode(const DwInt8Params& p, int64_t threads, cudaStream_t stream) {
     }
     const int64_t blocks = (threads + kDwInt8Threads - 1) / kDwInt8Threads;
     dispatch_fast(p.tile.fast, [&](auto i) {
+        constexpr size_t smem = dw_int8_ring_bytes(kDwInt8FastShapes[decltype(i)::value]);
+        static_assert(smem <= 48 * 1024, "a ring beyond 48 KiB would need the opt-in attribute");
         dw_int8_fast_kernel<decltype(i)::value, OUT>
-            <<<static_cast<unsigned>(blocks), kDwInt8Threads, 0, stream>>>(p, static_cast<int>(threads));
+            <<<static_cast<unsigned>(blocks), kDwInt8Threads, smem, stream>>>(p, static_cast<int>(threads));
     });
 }
 
@@ -54,7 +62,9 @@ void run_mode_on_host(const DwInt8Params& p, int64_t threads) {
         return;
     }
     dispatch_fast(p.tile.fast, [&](auto i) {
-        for (int t = 0; t < static_cast<int>(threads); ++t) dw_int8_fast_thread<decltype(i)::value, OUT>(p, t);
+        constexpr int kI = decltype(i)::value;
+        std::vector<uint32_t> ring(dw_int8_ring_bytes(kDwInt8FastShapes[kI]) / 4 / kDwInt8Threads + 1);
+        for (int t = 0; t < static_cast<int>(threads); ++t) dw_int8_fast_thread<kI, OUT>(p, t, ring.data(), 1);
     });
 }
 

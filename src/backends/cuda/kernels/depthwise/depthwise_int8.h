@@ -96,8 +96,13 @@ struct DwInt8FastShape {
     /// Input rows loaded ahead of the one being multiplied: 1, or 2 (twice the loads in flight per thread, for
     /// (cols-1)*stride+k more registers). At batch 128 the 1-ahead 3x3 kernels reached 1.6 TB/s (H200, 2026-12-01)
     /// with about 16 warps x 6 loads x 128 bytes = 12 KiB in flight per SM, about half of the ~24 KiB that 4 TB/s
-    /// over ~800 ns of DRAM latency asks of each of 132 SMs: a guess at the limit that the sweep will test.
+    /// over ~800 ns of DRAM latency asks of each of 132 SMs: a guess at the limit that the sweep will test. (The
+    /// sm_90 SASS later showed that neither kernel had a row in flight while it multiplied: see `ring`.)
     int ahead = 1;
+    /// The rows go through a cp.async ring in shared memory, `ahead` rows ahead (NOTE [depthwise async rows]): in the
+    /// sm_90 SASS of the register kernels every row load shares one scoreboard with the next row's prefetch and the
+    /// channel constants, and each wait on it drains them all, so no row is really loaded ahead.
+    bool ring = false;
 };
 /// The instantiated specialisations (depthwise_int8.cu builds one kernel per entry and output mode). 5x5 comes both
 /// ways: registers (fewer instructions, no L1 traffic for filters, 12 warps per SM) and L1 (16 warps); for equal
@@ -106,9 +111,23 @@ struct DwInt8FastShape {
 inline constexpr DwInt8FastShape kDwInt8FastShapes[] = {
     {3, 1, 4, true, 4},  {3, 1, 2, true, 5},  {3, 2, 4, true, 4},    {3, 2, 2, true, 5},
     {5, 1, 2, true, 3},  {5, 1, 2, false, 4}, {5, 2, 2, true, 3},    {5, 2, 2, false, 4},
-    {7, 1, 2, false, 3}, {7, 2, 2, false, 3}, {3, 1, 4, true, 4, 2}, {3, 2, 4, true, 4, 2}};
+    {7, 1, 2, false, 3}, {7, 2, 2, false, 3}, {3, 1, 4, true, 4, 2}, {3, 2, 4, true, 4, 2},
+    // The cp.async ring (written 2026-12-02, last: the selector keeps the measured tiles; the sweep times these).
+    {3, 1, 4, true, 4, 2, true}, {3, 2, 4, true, 4, 2, true}, {5, 1, 2, true, 3, 2, true}, {5, 2, 2, true, 3, 2, true},
+    {7, 1, 2, false, 3, 2, true}, {7, 2, 2, false, 3, 2, true}};
 inline constexpr int kDwInt8FastCount = static_cast<int>(sizeof(kDwInt8FastShapes) / sizeof(kDwInt8FastShapes[0]));
 inline constexpr int kDwInt8Threads = 128;  ///< threads per block, every kernel (small blocks: finer occupancy steps)
+
+/// Slots of a thread's ring (DwInt8FastShape::ring): `ahead` rows in flight, the row being read and the one read before
+/// it (a copy must not overwrite a row the thread may still be reading: cp.async is not ordered after its loads).
+constexpr int dw_int8_ring_slots(const DwInt8FastShape& f) {
+    return f.ahead + 2;
+}
+
+/// Shared memory (bytes) of a block of fast kernel `f`: its threads' rings of (cols-1)*stride+k words per row.
+constexpr size_t dw_int8_ring_bytes(const DwInt8FastShape& f) {
+    return f.ring ? size_t(dw_int8_ring_slots(f)) * size_t(f.stride * (f.cols - 1) + f.k) * kDwInt8Threads * 4 : 0;
+}
 
 /// Which kernel runs and how much each thread covers.
 struct DwInt8Tile {

@@ -97,6 +97,37 @@ __host__ __device__ __forceinline__ void dw_int8_store(void* p, T v) {
 #endif
 }
 
+/// One 4-byte word of x into `dst`, a slot of this thread's ring (DwInt8FastShape::ring), or zeros when !valid: on the
+/// device an asynchronous copy into shared memory (cp.async.ca with a source size of 0 reads nothing and writes zeros),
+/// on the host a store at once.
+__host__ __device__ __forceinline__ void dw_int8_copy_word(uint32_t* dst, const int8_t* src, bool valid) {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(
+                     static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
+                 "l"(__cvta_generic_to_global(src)), "r"(valid ? 4 : 0)
+                 : "memory");
+#else
+    uint32_t v = 0;
+    if (valid) std::memcpy(&v, src, sizeof v);
+    *dst = v;
+#endif
+}
+
+/// Closes this thread's group of copies (one input row); the host's copies are done already.
+__host__ __device__ __forceinline__ void dw_int8_copy_commit() {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most N of this thread's groups are in flight (DEPBAR.LE SB0, N: a counted wait).
+template <int N>
+__host__ __device__ __forceinline__ void dw_int8_copy_wait() {
+#ifdef __CUDA_ARCH__
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
 __host__ __device__ __forceinline__ float dw_int8_i2f(int32_t v) {
 #ifdef __CUDA_ARCH__
     return __int2float_rn(v);
@@ -335,8 +366,11 @@ struct DwInt8RowUpdate {
 /// windowed once) into the accumulators of outputs p .. p + kAccRows - 1, after which output p is complete. The
 /// strip starts kAccRows - 1 steps early so that its first outputs see their top rows; those warm-up outputs are not
 /// stored, and input rows above the strip's first window are not loaded.
+/// `ring` (kDwInt8FastShapes[I].ring): this thread's word (slot 0, column 0) of its ring, `ring_stride` words between
+/// its columns (the threads of a block interleave: kDwInt8Threads on the device, 1 on the host).
 template <int I, DwInt8Out OUT>
-__host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
+__host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t, uint32_t* ring = nullptr,
+                                             int ring_stride = 1) {
     constexpr int K = kDwInt8FastShapes[I].k, S = kDwInt8FastShapes[I].stride, TW = kDwInt8FastShapes[I].cols;
     using T = DwInt8FastTile<K, S, TW>;
     constexpr int A = T::kAccRows, G = T::kGroups, NCOL = T::kCols, NW = T::kWords;
@@ -390,23 +424,52 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t) {
     int64_t x_off = (int64_t{co.n} * g.h + ih) * x_pitch + iw0 * g.c + 4 * co.cw;
     int64_t y_off = (int64_t{co.n} * g.p + p_begin) * y_pitch + co.q0 * g.c + 4 * co.cw;
     auto row_in = [&](int r) { return r >= row_lo && r <= row_hi; };
+    constexpr bool kRing = kDwInt8FastShapes[I].ring;
+    constexpr int kSlots = dw_int8_ring_slots(kDwInt8FastShapes[I]);
+    // The ring (NOTE [depthwise async rows]): input row `r` at byte offset `off` into `slot`, one group of copies.
+    auto copy_row = [&](int r, int64_t off, int slot) {
+        const bool ok = row_in(r);
+        uint32_t* dst = ring + slot * NCOL * ring_stride;
+        DW_INT8_UNROLL
+        for (int i = 0; i < NCOL; ++i) {
+            const bool valid = ok && ((col_ok >> i) & 1u);
+            dw_int8_copy_word(dst + i * ring_stride, valid ? prm.x + (off + i * g.c) : prm.x, valid);
+        }
+        dw_int8_copy_commit();
+    };
+    int slot = 0;  // of row ih in the ring
     uint32_t nxt[NCOL];                        // input row ih, the next one consumed
-    uint32_t nxt2[kAhead == 2 ? NCOL : 1];  // input row ih + 1 when two rows are in flight
-    dw_int8_load_row<NCOL>(prm.x, x_off, g.c, row_in(ih), col_ok, nxt);
-    if constexpr (kAhead == 2) dw_int8_load_row<NCOL>(prm.x, x_off + x_pitch, g.c, row_in(ih + 1), col_ok, nxt2);
+    uint32_t nxt2[kAhead == 2 && !kRing ? NCOL : 1];  // input row ih + 1 when two rows are in flight
+    if constexpr (kRing) {
+        DW_INT8_UNROLL
+        for (int j = 0; j < kAhead; ++j) copy_row(ih + j, x_off + j * x_pitch, j);
+    } else {
+        dw_int8_load_row<NCOL>(prm.x, x_off, g.c, row_in(ih), col_ok, nxt);
+        if constexpr (kAhead == 2) dw_int8_load_row<NCOL>(prm.x, x_off + x_pitch, g.c, row_in(ih + 1), col_ok, nxt2);
+    }
     // Step p (slot U of the A-step cycle): its S input rows, then output p is complete.
     auto step = [&](auto u_, int p, int live_from) {
         constexpr int U = decltype(u_)::value;
         dw_int8_static_for<S>([&](auto m_) {
             constexpr int M = decltype(m_)::value;
             uint32_t pk[4][NW];
+            if constexpr (kRing) {
+                // Row ih + kAhead into the slot of the row two before this one; then wait for row ih alone.
+                const int ahead = slot + kAhead < kSlots ? slot + kAhead : slot + kAhead - kSlots;
+                copy_row(ih + kAhead, x_off + kAhead * x_pitch, ahead);
+                dw_int8_copy_wait<kAhead>();
+                const uint32_t* src = ring + slot * NCOL * ring_stride;
+                DW_INT8_UNROLL
+                for (int i = 0; i < NCOL; ++i) nxt[i] = src[i * ring_stride];
+                slot = slot + 1 < kSlots ? slot + 1 : 0;
+            }
             dw_int8_transpose<NCOL, NW>(nxt, pk);
             ++ih, x_off += x_pitch;  // prefetch the following row(s) while this one is multiplied
-            if constexpr (kAhead == 2) {
+            if constexpr (!kRing && kAhead == 2) {
                 DW_INT8_UNROLL
                 for (int i = 0; i < NCOL; ++i) nxt[i] = nxt2[i];
                 dw_int8_load_row<NCOL>(prm.x, x_off + x_pitch, g.c, row_in(ih + 1), col_ok, nxt2);
-            } else {
+            } else if constexpr (!kRing) {
                 dw_int8_load_row<NCOL>(prm.x, x_off, g.c, row_in(ih), col_ok, nxt);
             }
             if constexpr (kStream)
