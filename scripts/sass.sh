@@ -3,6 +3,8 @@
 # of the instructions that decide a memory-bound kernel's speed; with --dump, the whole listing of one kernel.
 #   scripts/sass.sh OBJECT [NAME_SUBSTRING]          e.g. build/CMakeFiles/strata_lib.dir/src/.../depthwise_f16.cu.o
 #   scripts/sass.sh --dump OBJECT MANGLED_NAME_SUBSTRING
+#   scripts/sass.sh --waits OBJECT MANGLED_NAME [--all]  the scoreboards each load sets and each instruction waits on
+#                                                        (scripts/sass_control.py decodes the control bits)
 # cuobjdump is not in the CUDA toolkit this machine installs; the first run puts NVIDIA's PyPI wheel of it in
 # ~/.cache/strata-sass (about 10 MB).
 set -euo pipefail
@@ -13,6 +15,13 @@ if [[ ! -x $cuobjdump ]]; then
     python3 -m pip install --quiet --no-deps --target "$tools" nvidia-cuda-cuobjdump==13.2.51 >&2
 fi
 dump=0
+if [[ ${1:-} == --waits ]]; then
+    shift
+    obj=${1:?usage: scripts/sass.sh --waits OBJECT MANGLED_NAME [--all]}
+    name=${2:?usage: scripts/sass.sh --waits OBJECT MANGLED_NAME [--all]}
+    "$cuobjdump" -sass -fun "$name" "$obj" | python3 "$(dirname "$0")/sass_control.py" "${@:3}"
+    exit 0
+fi
 [[ ${1:-} == --dump ]] && { dump=1; shift; }
 obj=${1:?usage: scripts/sass.sh [--dump] OBJECT [NAME_SUBSTRING]}
 filter=${2:-}
