@@ -172,6 +172,26 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
         for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
 }
 
+/// The float bias of channels [c0, c0 + VEC) and, for fp16 pairs, the same as half2 (the strip walks' epilogue).
+template <int VEC, class Math>
+__device__ __forceinline__ void load_strip_bias(const EpilogueParams& e, int c0, float (&bias)[VEC],
+                                                __half2 (&bias_h2)[Math::kLanes]) {
+    load_bias<VEC>(e, c0, bias);
+    if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
+#pragma unroll
+        for (int l = 0; l < Math::kLanes; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
+}
+
+template <class Math, int A, int COLS>
+__device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
+#pragma unroll
+    for (int d = 0; d < A; ++d)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+#pragma unroll
+            for (int l = 0; l < Math::kLanes; ++l) acc[d][c][l] = Math::zero();
+}
+
 // NOTE [depthwise row ring]
 // With two rows in flight, the rows live in a ring of three register sets: input row j of the walk sits in slot
 // j % 3, and the load of row j + 2 goes into slot (j + 2) % 3, which held row j - 1, already multiplied. Rotating
@@ -198,12 +218,9 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     const ConvGeometry& g = prm.g;
     const int iw0 = q0 * S - g.pad_w;
     float bias[VEC];
-    load_bias<VEC>(prm.epilogue, c0, bias);
-    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     __half2 bias_h2[L];
-    if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
-#pragma unroll
-        for (int l = 0; l < L; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
+    load_strip_bias<VEC, Math>(prm.epilogue, c0, bias, bias_h2);
+    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     // Row (p, t) of the walk is input row p*S - pad + K - S + t: consecutive rows, so the next is ih + 1.
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
@@ -217,12 +234,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     before_walk();
     if (!active) return;
     StripAcc<Math, A, COLS> acc;
-#pragma unroll
-    for (int d = 0; d < A; ++d)
-#pragma unroll
-        for (int c = 0; c < COLS; ++c)
-#pragma unroll
-            for (int l = 0; l < L; ++l) acc[d][c][l] = Math::zero();
+    zero_strip<Math, A, COLS>(acc);
     auto finish = [&](int p) {
         finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, c0, q0, p,
                                                  p_first);
@@ -286,12 +298,9 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     const ConvGeometry& g = prm.g;
     const int iw0 = q0 * S - g.pad_w;
     float bias[VEC];
-    load_bias<VEC>(prm.epilogue, c0, bias);
-    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     __half2 bias_h2[L];
-    if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
-#pragma unroll
-        for (int l = 0; l < L; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
+    load_strip_bias<VEC, Math>(prm.epilogue, c0, bias, bias_h2);
+    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;  // row j of the walk is input row ih + j
     const uint32_t ring_s = shared_address(ring);
@@ -316,12 +325,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     before_walk();
     if (!active) return;
     StripAcc<Math, A, COLS> acc;
-#pragma unroll
-    for (int d = 0; d < A; ++d)
-#pragma unroll
-        for (int c = 0; c < COLS; ++c)
-#pragma unroll
-            for (int l = 0; l < L; ++l) acc[d][c][l] = Math::zero();
+    zero_strip<Math, A, COLS>(acc);
     int slot = 0;  // of row ih; the row kAhead on goes kAhead slots on (two behind, with kSlots = kAhead + 2)
     for (int p = p_first - (A - 1); p < p_end; ++p) {
         taps.reload_each_row();
