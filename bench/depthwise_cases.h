@@ -167,6 +167,9 @@ struct Row {
     Side strata;
     Side peer;  ///< cuDNN for float rows; strata's fp16 kernel for int8 rows
     std::string peer_name = "cuDNN";
+    /// A large case's bytes moved by a plain 16-byte copy kernel (half read, half written) through the same number
+    /// of rotating slots: what any kernel that streams this much data once can reach at this size (0: not timed)
+    double same_size_copy_us = 0;
 
     /// peer time / strata time (above 1: strata is faster); 0 when either did not run.
     double speedup() const { return strata.ran() && peer.ran() ? peer.us / strata.us : 0.0; }
@@ -184,6 +187,9 @@ struct LargeSummary {
     std::string min_case;
     std::vector<std::string> under;    ///< below kLargeTargetPercent, with their percent
     std::vector<std::string> missing;  ///< strata did not run
+    /// The lowest percent of the copy bandwidth that a same-size copy (Row::same_size_copy_us) reached, and where
+    double min_copy_percent = 0;
+    std::string min_copy_case;
     bool met() const { return cases > 0 && under.empty() && missing.empty(); }
 };
 LargeSummary summarize_large(const std::vector<Row>& rows, double copy_gbps);
@@ -251,6 +257,11 @@ inline LargeSummary summarize_large(const std::vector<Row>& rows, double copy_gb
         if (!r.strata.ran()) {
             s.missing.push_back(case_name(r.c));
             continue;
+        }
+        if (r.same_size_copy_us > 0) {
+            double copy_pct = percent_of_copy(static_cast<double>(moved_bytes(r.c)), r.same_size_copy_us, copy_gbps);
+            if (s.min_copy_case.empty() || copy_pct < s.min_copy_percent)
+                s.min_copy_percent = copy_pct, s.min_copy_case = case_name(r.c);
         }
         double pct = percent_of_copy(static_cast<double>(moved_bytes(r.c)), r.strata.us, copy_gbps);
         if (s.min_case.empty() || pct < s.min_percent) s.min_percent = pct, s.min_case = case_name(r.c);

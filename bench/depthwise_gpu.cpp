@@ -562,6 +562,51 @@ double measure_copy_gbps(size_t l2_bytes, const cuda::DeviceInfo& info, cudaStre
     return copy_gb_per_s(bytes, std::min(memcpy_ms, kernel_ms) * 1e3);
 }
 
+/// Microseconds per launch of the 16-byte copy kernel moving `moved` bytes (half read, half written: a kernel that
+/// streams a case's input, weights and output once moves as much) through `slots` rotating buffer pairs, in the same
+/// kind of graph as the cases. Below a few tens of MB a copy does not reach the ceiling either (ramp-up and tail of
+/// one launch), so this says how much of acceptance 2's target any kernel can reach at the case's size.
+double time_same_size_copy(size_t moved, int slots, const cuda::DeviceInfo& info, cudaStream_t stream) {
+    const size_t half = (moved / 2 + 15) / 16 * 16;
+    std::vector<cuda::DeviceBuffer> src, dst;
+    for (int s = 0; s < slots; ++s) {
+        src.emplace_back(half, "same-size copy");
+        dst.emplace_back(half, "same-size copy");
+        cuda::fill_random(src.back().data(), DType::f32, static_cast<int64_t>(half / 4), 1, stream);
+    }
+    auto launch = [&](int slot, cudaStream_t st) {
+        cuda::RowCopyParams p;
+        p.count = 1;
+        const auto bytes = static_cast<int64_t>(half);
+        p.seg[0] = {static_cast<const char*>(src[static_cast<size_t>(slot)].data()),
+                    static_cast<char*>(dst[static_cast<size_t>(slot)].data()), 1, bytes, bytes, bytes};
+        cuda::launch_row_copy(p, 16, info.sm_count * 8, st);
+    };
+    const int launches = launches_per_graph(slots);
+    return 1e3 * bench::time_slot_launches(launch, slots, launches, kReplays, stream, "same-size copy");
+}
+
+/// Fills Row::same_size_copy_us of every large row (rows of equal bytes share one measurement) and prints them.
+void add_same_size_copies(std::vector<Row>& rows, size_t l2_bytes, double copy_gbps, const cuda::DeviceInfo& info,
+                          cudaStream_t stream) {
+    std::map<size_t, double> by_bytes;
+    std::printf("\nthe large cases' bytes moved by a plain copy through as many slots (acceptance 2's reach):\n");
+    for (Row& r : rows) {
+        if (!is_large(r.c)) continue;
+        const size_t moved = moved_bytes(r.c);
+        auto [it, fresh] = by_bytes.try_emplace(moved, 0.0);
+        if (fresh) it->second = time_same_size_copy(moved, slots_beyond_l2(moved, l2_bytes), info, stream);
+        r.same_size_copy_us = it->second;
+        const double bytes = static_cast<double>(moved);
+        std::printf("  %-24s %8.2f us copy = %5.1f%% of the ceiling; strata %s\n", case_name(r.c).c_str(), it->second,
+                    percent_of_copy(bytes, it->second, copy_gbps),
+                    r.strata.ran() ? fmt::format("{:.2f} us = {:.1f}% of this copy", r.strata.us,
+                                                 100.0 * it->second / r.strata.us)
+                                             .c_str()
+                                   : "did not run");
+    }
+}
+
 /// The launch floor: microseconds per launch of an empty kernel in the same kind of graph as the cases (a chain of
 /// launches_per_graph(1) dependent launches, median of kReplays replays), for one block and for a grid that fills
 /// every SM; `with_pdl` adds the same two launched with PDL. A case whose cuDNN time is under kSmallTargetSpeedup x
@@ -635,6 +680,9 @@ void print_summaries(const std::vector<Row>& rows, double copy_gbps, double laun
     if (!large.min_case.empty())
         std::printf(", min %.1f%% of copy bandwidth (%s)", large.min_percent, large.min_case.c_str());
     std::printf("\n    under %.0f%%: %s\n", kLargeTargetPercent, list_or_none(large.under).c_str());
+    if (!large.min_copy_case.empty())
+        std::printf("    a plain copy of the same bytes reaches min %.1f%% (%s)\n", large.min_copy_percent,
+                    large.min_copy_case.c_str());
     if (!large.missing.empty()) std::printf("    strata did not run: %s\n", list_or_none(large.missing).c_str());
     std::printf("    -> %s\n", verdict(large.met()));
     std::printf("(3) the other cases, cuDNN time / strata time:\n");
@@ -683,7 +731,9 @@ nlohmann::json row_json(const Row& r, double copy_gbps) {
             {"strata", side_json(r.strata, bytes, copy_gbps)},
             {"peer_name", r.peer_name},
             {"peer", side_json(r.peer, bytes, copy_gbps)},
-            {"peer_over_strata", r.speedup()}};
+            {"peer_over_strata", r.speedup()},
+            {"same_size_copy_us",
+             r.same_size_copy_us > 0 ? nlohmann::json(r.same_size_copy_us) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json summaries_json(const std::vector<Row>& rows, double copy_gbps, double launch_floor_us) {
@@ -816,6 +866,7 @@ int main(int argc, char** argv) try {
                 print_row(rows.back(), copy_gbps);
             }
     add_int8_rows(int8_kernel_timing(o.int8, info, stream.get()), info.l2_bytes, copy_gbps, rows);
+    add_same_size_copies(rows, info.l2_bytes, copy_gbps, info, stream.get());
     print_summaries(rows, copy_gbps, floor.floor_us());
     if (!o.json.empty()) {
         nlohmann::json head = {{"program", "depthwise_gpu"},

@@ -44,6 +44,12 @@ def main():
     print(f'{run["device"]}; copy ceiling {run["copy_gb_per_s"]:.0f} GB/s\n')
     head = "| shape | batch | type | strata us | % of copy | PDL us | cuDNN us (layout) | cuDNN/strata | int8/fp16 |"
     rule = "|---|---|---|---|---|---|---|---|---|"
+    # Runs since 2026-12-02 time a plain copy of each large case's bytes ("same_size_copy_us"): what any kernel
+    # streaming that much data once reaches at that size.
+    same_size = any(r.get("same_size_copy_us") for r in rows)
+    if same_size:
+        head += " same-size copy us (% of copy) |"
+        rule += "---|"
     if previous:
         head += " vs previous |"
         rule += "---|"
@@ -59,6 +65,9 @@ def main():
             int8 = s["us"] / fp16_us[case_key(r)[:5]]
         line = (f'| {shape_name(r)} | {r["batch"]} | {r["dtype"]} | {fmt(s["us"])} | {fmt(s["percent_of_copy"], 1)} '
                 f'| {fmt(s.get("pdl_us"))} | {peer} | {fmt(ratio)} | {fmt(int8, 3)} |')
+        if same_size:
+            copy_us = r.get("same_size_copy_us")
+            line += f' {fmt(copy_us)} ({fmt(s["percent_of_copy"] * s["us"] / copy_us, 1)}) |' if copy_us else " - |"
         if previous:
             before = previous.get(case_key(r))
             line += f' {fmt(s["us"] / before, 3) if before else "-"} |'

@@ -11,6 +11,7 @@
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
 #   filter    build/tests/test_gpu --gtest_filter="$TEST_FILTER", its log $out/${FILTER_LOG:-filter}.log
+#   repeat    REPEAT_FILTER (default GpuSeparableFusion.*) REPEAT_RUNS times with fresh seeds, fresh and shared caches
 #   newkernels the newest kernel families (NEW_FILTER; default: depthwise, pointwise_narrow, sm90, stem_gemm, fused
 #             separable), + sanitizers (NEW_SANITIZE=0 leaves them out)
 #   dwmodels  the depthwise networks with and without strata's depthwise kernels (STRATA_EXCLUDE_TACTICS), and with
@@ -50,8 +51,8 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
         # (tests/support/gpu_support.h: test_timing_cache), instead of timing every candidate again.
         export STRATA_TEST_TIMING_CACHE=/tmp/strata_test_timing.cache
         note "warm-up run for the timing cache ($1)"
-        build/tests/test_gpu --gtest_filter="$1" > "/tmp/$2_warm.log" 2>&1
-        echo "warm-up exit $?: $(grep -E "PASSED|FAILED  \]" "/tmp/$2_warm.log" | tr '\n' ' ' | cut -c1-200)"
+        build/tests/test_gpu --gtest_filter="$1" > "$out/$2_warm.log" 2>&1
+        echo "warm-up exit $?: $(grep -E "PASSED|FAILED  \]" "$out/$2_warm.log" | tr '\n' ' ' | cut -c1-200)"
     fi
     # SANITIZE_SOLO names tests (a gtest pattern) that each take minutes under the tools (GpuProfile.* took 330 s
     # under racecheck on 2026-12-02): they run in one more process of their own beside the shards, so that the
@@ -179,6 +180,23 @@ for stage in "${stages[@]}"; do
             build/tests/test_gpu --gtest_filter="$TEST_FILTER" > "$log" 2>&1
             echo "exit $?"; grep -E "^\[  (PASSED|FAILED) |tests ran|Failure|error" "$log" | head -20
             ;;
+        repeat)
+            # A test that failed once (REPEAT_FILTER), run REPEAT_RUNS times with fresh seeds: the first two with
+            # timing caches of their own (every candidate timed), the rest sharing one (tactics read from the cache,
+            # as in a warm-up run); every log comes back, with the seed to replay a failure.
+            filter=${REPEAT_FILTER:-'GpuSeparableFusion.*'}
+            runs=${REPEAT_RUNS:-6}
+            note "repeat $filter x $runs"
+            for ((i = 0; i < runs; ++i)); do
+                cache=/tmp/repeat_shared.cache
+                (( i < 2 )) && cache=/tmp/repeat_fresh$i.cache
+                log="$out/repeat_$i.log"
+                STRATA_TEST_TIMING_CACHE=$cache timeout ${REPEAT_SECONDS:-120} build/tests/test_gpu \
+                    --gtest_filter="$filter" > "$log" 2>&1
+                echo "run $i ($(basename $cache)) exit $?: $(grep -E "seed|fusion \]|FAILED  \]|PASSED" "$log" |
+                    tr '\n' ' ' | cut -c1-300)"
+            done
+            ;;
         newkernels)
             # The newest kernel families (NEW_FILTER names their tests), then the sanitizers on them.
             filter=${NEW_FILTER:-'GpuDepthwise*:DepthwiseBackward*:GpuDepthwiseInt8*:GpuConvPointwiseNarrow*:*Sm90*:GpuConvStemGemm*:*Separable*:GpuProfile*'}
@@ -196,8 +214,8 @@ for stage in "${stages[@]}"; do
             # programmatic dependent launch, so one pass gives both.
             note "depthwise layers"
             # DWBENCH_TAG names the files (depthwise_TAG.json / .log), so that one call can time two builds of the
-            # selector (e.g. STRATA_DEPTHWISE_WIDE_BLOCKS=1, NOTE [depthwise block width]) side by side. Configs still
-            # gated as unverified (the async-row strips, NOTE [depthwise async rows]) need STRATA_UNVERIFIED_TACTICS=1.
+            # selector (e.g. STRATA_DEPTHWISE_WIDE_BLOCKS=1, NOTE [depthwise block width]) side by side. Configs
+            # still gated as unverified (src/backends/cuda/unverified_tactics.h) need STRATA_UNVERIFIED_TACTICS=1.
             tag=${DWBENCH_TAG:+_$DWBENCH_TAG}
             build/bench/depthwise_gpu --batch 1,8,32,128 --precision fp32,fp16 ${DWBENCH_FLAGS:-} \
                 --json "$out/depthwise$tag.json" 2>&1 | tee "$out/depthwise$tag.log"

@@ -178,6 +178,21 @@ TEST(DepthwiseCases, LargeSummary) {
     EXPECT_FALSE(s.met());
 }
 
+TEST(DepthwiseCases, LargeSummaryKeepsTheSlowestSameSizeCopy) {
+    const double copy = 4000;
+    const DwCase big = row("96x112k3s2", 128, DType::f32, 1, 1).c;
+    const double floor = floor_us(static_cast<double>(moved_bytes(big)), copy);
+    std::vector<Row> rows = {row("96x112k3s2", 128, DType::f32, floor, 1), row("32x112k3s1", 128, DType::f32, 1, 1)};
+    LargeSummary s = summarize_large(rows, copy);
+    EXPECT_TRUE(s.min_copy_case.empty());  // no copy timed: nothing to report
+    rows[0].same_size_copy_us = floor / 0.8;  // 80%
+    const double floor2 = floor_us(static_cast<double>(moved_bytes(rows[1].c)), copy);
+    rows[1].same_size_copy_us = floor2 / 0.95;  // 95%
+    s = summarize_large(rows, copy);
+    EXPECT_EQ(s.min_copy_case, "96x112k3s2 b128 fp32");
+    EXPECT_NEAR(s.min_copy_percent, 80.0, 1e-9);
+}
+
 TEST(DepthwiseCases, SmallSummaryPerDtype) {
     std::vector<Row> rows = {row("32x112k3s1", 1, DType::f32, 1.0, 2.0),     // 2.0
                              row("960x7k3s1", 8, DType::f32, 2.0, 2.25),     // 1.125 -> geomean 1.5

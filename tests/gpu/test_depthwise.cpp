@@ -35,7 +35,7 @@ GpuConvCase dw_case(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, int64
 
 // Runs one config; returns false when the config refused the case (with a reason), fails the test on a mismatch.
 bool check_config(const GpuConvCase& cc, int config, DType dt, Layout layout, uint64_t seed, bool residual = false) {
-    UnverifiedTacticsScope unverified;  // the async-row configs are gated until they pass here on a GPU
+    UnverifiedTacticsScope unverified;  // a config still gated as unverified runs here, against the reference
     const std::string what = fmt::format("{} config {} {} {}{}: {} (seed {})", kTactic, config, dtype_name(dt),
                                          layout_name(layout), residual ? " with residual" : "", cc.str(), seed);
     auto graph = conv_case_graph(cc, seed, residual);

@@ -10,7 +10,6 @@
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -61,9 +60,6 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
     const DepthwiseParams prm = depthwise_params(desc);
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
-    if (config >= kFirstAsync) {  // written 2026-12-02, not yet run on a GPU
-        if (std::string p = unverified_tactic_problem(); !p.empty()) return p;
-    }
     DepthwiseTile tile;
     if (!depthwise_tile(desc, prm, config, tile))
         return config >= kFirstAsync
