@@ -2,6 +2,7 @@
 # Runs on the GPU machine through the device tool, from the repository root, with .device carried (made here by
 # scripts/pack_device.sh). Stages, in the order given (default: tests models):
 #   tests     the GPU test suite: ctest -L gpu (kernels against the reference, the models end to end)
+#   export    only the models' export of the models stage (for SANITIZE_FILTER='*GpuModels*' after it)
 #   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck (SANITIZE_TOOLS), in SANITIZE_SHARDS
 #             parallel shards, each limited to SANITIZE_SECONDS; SANITIZE_WARM=1 first runs them plainly to fill the
 #             timing cache the plan-building tests read under the tools; SANITIZE_FLAGS adds compute-sanitizer flags
@@ -114,12 +115,13 @@ for stage in "${stages[@]}"; do
             note "GPU kernel tests"
             ctest --test-dir build -L gpu -E GpuModels --output-on-failure --timeout 150 -j4 2>&1 | tee "$out/ctest_kernels.log" | tail -40
             ;;
-        models)
+        export | models)
             note "export models"; export_models "${shared[@]}" "${extra[@]}"
             python3 scripts/export_rescaled.py "$models" mobilenet_v2 efficientnet_b0 mobilenet_v3_large mnasnet1_0 \
                 googlenet shufflenet_v2_x1_0 \
                 2>&1 | grep -v Warning | tee "$out/rescaled.log"
             ls "$models" | wc -l
+            [[ $stage == export ]] && continue
             note "GPU model tests"
             ctest --test-dir build -L gpu -R GpuModels --output-on-failure -j2 -V > "$out/ctest_models.log" 2>&1
             grep -E "\[ model \]" "$out/ctest_models.log" | sed 's/^[0-9]*: //' | sort -u
