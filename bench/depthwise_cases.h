@@ -254,14 +254,14 @@ inline LargeSummary summarize_large(const std::vector<Row>& rows, double copy_gb
     for (const Row& r : rows) {
         if (!is_large(r.c)) continue;
         ++s.cases;
-        if (!r.strata.ran()) {
-            s.missing.push_back(case_name(r.c));
-            continue;
-        }
-        if (r.same_size_copy_us > 0) {
+        if (r.same_size_copy_us > 0) {  // the copy's reach does not depend on whether strata ran
             double copy_pct = percent_of_copy(static_cast<double>(moved_bytes(r.c)), r.same_size_copy_us, copy_gbps);
             if (s.min_copy_case.empty() || copy_pct < s.min_copy_percent)
                 s.min_copy_percent = copy_pct, s.min_copy_case = case_name(r.c);
+        }
+        if (!r.strata.ran()) {
+            s.missing.push_back(case_name(r.c));
+            continue;
         }
         double pct = percent_of_copy(static_cast<double>(moved_bytes(r.c)), r.strata.us, copy_gbps);
         if (s.min_case.empty() || pct < s.min_percent) s.min_percent = pct, s.min_case = case_name(r.c);

@@ -532,6 +532,15 @@ Row measure_row(const DwCase& c, const Sides& sides, size_t l2_bytes) {
     return r;
 }
 
+/// strata's row-copy kernel in 16-byte words over `bytes` (a multiple of 16), the grid 8 blocks per SM.
+void launch_copy_kernel(const void* src, void* dst, size_t bytes, const cuda::DeviceInfo& info, cudaStream_t stream) {
+    const auto n = static_cast<int64_t>(bytes);
+    cuda::RowCopyParams p;
+    p.count = 1;
+    p.seg[0] = {static_cast<const char*>(src), static_cast<char*>(dst), 1, n, n, n};
+    cuda::launch_row_copy(p, 16, info.sm_count * 8, stream);
+}
+
 /// Device-to-device copy bandwidth in GB/s (bytes read + written): a graph of copies back and forth between two
 /// buffers far larger than the L2, median of the replays; the faster of cudaMemcpyAsync and strata's row-copy
 /// kernel in 16-byte words (on the H200 the memcpy reaches ~2.7 TB/s, less than a kernel that streams in 16-byte
@@ -549,11 +558,7 @@ double measure_copy_gbps(size_t l2_bytes, const cuda::DeviceInfo& info, cudaStre
     };
     auto kernel_copy = [&](int direction, cudaStream_t s) {
         auto [src, dst] = ends(direction);
-        cuda::RowCopyParams p;
-        p.count = 1;
-        p.seg[0] = {static_cast<const char*>(src), static_cast<char*>(dst), 1, static_cast<int64_t>(bytes),
-                    static_cast<int64_t>(bytes), static_cast<int64_t>(bytes)};
-        cuda::launch_row_copy(p, 16, info.sm_count * 8, s);
+        launch_copy_kernel(src, dst, bytes, info, s);
     };
     const double memcpy_ms = bench::time_slot_launches(memcpy_copy, 2, kCopiesPerGraph, kReplays, stream, "copy probe");
     const double kernel_ms = bench::time_slot_launches(kernel_copy, 2, kCopiesPerGraph, kReplays, stream, "copy probe");
@@ -575,19 +580,16 @@ double time_same_size_copy(size_t moved, int slots, const cuda::DeviceInfo& info
         cuda::fill_random(src.back().data(), DType::f32, static_cast<int64_t>(half / 4), 1, stream);
     }
     auto launch = [&](int slot, cudaStream_t st) {
-        cuda::RowCopyParams p;
-        p.count = 1;
-        const auto bytes = static_cast<int64_t>(half);
-        p.seg[0] = {static_cast<const char*>(src[static_cast<size_t>(slot)].data()),
-                    static_cast<char*>(dst[static_cast<size_t>(slot)].data()), 1, bytes, bytes, bytes};
-        cuda::launch_row_copy(p, 16, info.sm_count * 8, st);
+        const auto i = static_cast<size_t>(slot);
+        launch_copy_kernel(src[i].data(), dst[i].data(), half, info, st);
     };
     const int launches = launches_per_graph(slots);
     return 1e3 * bench::time_slot_launches(launch, slots, launches, kReplays, stream, "same-size copy");
 }
 
-/// Fills Row::same_size_copy_us of every large row (rows of equal bytes share one measurement) and prints them.
-void add_same_size_copies(std::vector<Row>& rows, size_t l2_bytes, double copy_gbps, const cuda::DeviceInfo& info,
+/// Fills Row::same_size_copy_us of every large row (rows of equal bytes, and so equal slots, share one
+/// measurement) and prints them.
+void add_same_size_copies(std::vector<Row>& rows, double copy_gbps, const cuda::DeviceInfo& info,
                           cudaStream_t stream) {
     std::map<size_t, double> by_bytes;
     std::printf("\nthe large cases' bytes moved by a plain copy through as many slots (acceptance 2's reach):\n");
@@ -595,15 +597,13 @@ void add_same_size_copies(std::vector<Row>& rows, size_t l2_bytes, double copy_g
         if (!is_large(r.c)) continue;
         const size_t moved = moved_bytes(r.c);
         auto [it, fresh] = by_bytes.try_emplace(moved, 0.0);
-        if (fresh) it->second = time_same_size_copy(moved, slots_beyond_l2(moved, l2_bytes), info, stream);
+        if (fresh) it->second = time_same_size_copy(moved, r.slots, info, stream);
         r.same_size_copy_us = it->second;
-        const double bytes = static_cast<double>(moved);
+        const std::string strata = r.strata.ran() ? fmt::format("{:.2f} us = {:.1f}% of this copy", r.strata.us,
+                                                                100.0 * it->second / r.strata.us)
+                                                  : "did not run";
         std::printf("  %-24s %8.2f us copy = %5.1f%% of the ceiling; strata %s\n", case_name(r.c).c_str(), it->second,
-                    percent_of_copy(bytes, it->second, copy_gbps),
-                    r.strata.ran() ? fmt::format("{:.2f} us = {:.1f}% of this copy", r.strata.us,
-                                                 100.0 * it->second / r.strata.us)
-                                             .c_str()
-                                   : "did not run");
+                    percent_of_copy(static_cast<double>(moved), it->second, copy_gbps), strata.c_str());
     }
 }
 
@@ -866,7 +866,7 @@ int main(int argc, char** argv) try {
                 print_row(rows.back(), copy_gbps);
             }
     add_int8_rows(int8_kernel_timing(o.int8, info, stream.get()), info.l2_bytes, copy_gbps, rows);
-    add_same_size_copies(rows, info.l2_bytes, copy_gbps, info, stream.get());
+    add_same_size_copies(rows, copy_gbps, info, stream.get());
     print_summaries(rows, copy_gbps, floor.floor_us());
     if (!o.json.empty()) {
         nlohmann::json head = {{"program", "depthwise_gpu"},

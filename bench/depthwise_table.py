@@ -67,7 +67,9 @@ def main():
                 f'| {fmt(s.get("pdl_us"))} | {peer} | {fmt(ratio)} | {fmt(int8, 3)} |')
         if same_size:
             copy_us = r.get("same_size_copy_us")
-            line += f' {fmt(copy_us)} ({fmt(s["percent_of_copy"] * s["us"] / copy_us, 1)}) |' if copy_us else " - |"
+            moved = r["input_bytes"] + r["output_bytes"] + r["weight_bytes"]
+            copy_pct = 100 * moved / (copy_us * 1e3) / run["copy_gb_per_s"] if copy_us else None
+            line += f' {fmt(copy_us)} ({fmt(copy_pct, 1)}) |' if copy_us else " - |"
         if previous:
             before = previous.get(case_key(r))
             line += f' {fmt(s["us"] / before, 3) if before else "-"} |'

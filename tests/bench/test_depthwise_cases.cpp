@@ -191,6 +191,8 @@ TEST(DepthwiseCases, LargeSummaryKeepsTheSlowestSameSizeCopy) {
     s = summarize_large(rows, copy);
     EXPECT_EQ(s.min_copy_case, "96x112k3s2 b128 fp32");
     EXPECT_NEAR(s.min_copy_percent, 80.0, 1e-9);
+    rows[0].strata.us = 0;  // strata did not run there: the copy's reach is still reported
+    EXPECT_EQ(summarize_large(rows, copy).min_copy_case, "96x112k3s2 b128 fp32");
 }
 
 TEST(DepthwiseCases, SmallSummaryPerDtype) {

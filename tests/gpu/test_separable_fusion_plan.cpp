@@ -42,7 +42,7 @@ Built build_and_run(const std::string& mode, const Tensor& input) {
 }
 
 // How far apart a row's two largest logits are, as a fraction of the largest |logit| over the batch: a top-1 flip
-// between two fp16 plans is only a near-tie when this is below their max rel error.
+// between two fp16 plans is only a near-tie when this is below twice their max rel error.
 double top_two_gap(const Tensor& logits, int64_t row) {
     const int64_t classes = logits.shape()[1];
     const float* p = logits.data<float>() + row * classes;
