@@ -12,7 +12,9 @@ For each NAME this script
      the rescaled model of 2., and
   2. writes NAME_rescaled.onnx / .input.npy / .logits.npy: the same architecture and seed, with every BatchNorm's
      weight and bias scaled (in one pass, in order) so its output has unit standard deviation on the sample input,
-     the data-dependent rescaling of LSUV init. The logits come from PyTorch fp32 on the CPU, as export.py's do.
+     the data-dependent rescaling of LSUV init. The logits come from PyTorch fp32 on the CPU, as export.py's do;
+     with a GPU, PyTorch's own fp16 and bf16 logits of that model go beside them (NAME_rescaled.pytorch_fp16.npy,
+     .pytorch_bf16.npy): tests/gpu/test_models_gpu.cpp holds strata to PyTorch's error where it exceeds 2e-2.
 Needs torch and torchvision (the GPU machine has them)."""
 import copy, os, sys
 import numpy as np, torch, torchvision
@@ -34,17 +36,21 @@ def rel_error(got, want):
 
 
 def pytorch_precisions(name, model):
+    """Prints PyTorch's fp16 and bf16 error against its fp32 on the GPU; returns those logits by precision name."""
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
     model, x = model.cuda(), sample().cuda()
+    logits = {}
     with torch.no_grad():
         want = model(x).float()
-        for dtype in (torch.float16, torch.bfloat16):
+        for dtype, key in ((torch.float16, "fp16"), (torch.bfloat16, "bf16")):
             got = model.to(dtype)(x.to(dtype)).float()
+            logits[key] = got.cpu()
             same = bool((got.argmax(1) == want.argmax(1)).all())
             print(f"{name} PyTorch {dtype}: max|logit| fp32 {float(want.abs().max()):.3g}, "
                   f"error vs fp32 {rel_error(got, want):.3g}, same top-1 {same}")
             model = model.float()
+    return logits
 
 
 def rescale_batchnorms(model, x):
@@ -63,8 +69,7 @@ def rescale_batchnorms(model, x):
 def export_rescaled(name, out):
     model, x = make(name), sample()
     rescale_batchnorms(model, x)
-    if torch.cuda.is_available():
-        pytorch_precisions(name + "_rescaled", copy.deepcopy(model))
+    peer = pytorch_precisions(name + "_rescaled", copy.deepcopy(model)) if torch.cuda.is_available() else {}
     with torch.no_grad():
         y = model(x)
     stem = os.path.join(out, f"{name}_rescaled")
@@ -72,6 +77,8 @@ def export_rescaled(name, out):
                       dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}}, opset_version=17, dynamo=False)
     np.save(stem + ".input.npy", x.numpy())
     np.save(stem + ".logits.npy", y.numpy())
+    for precision, logits in peer.items():  # the test holds strata to these where they miss 2e-2 themselves
+        np.save(stem + f".pytorch_{precision}.npy", logits.numpy())
     print(f"wrote {name}_rescaled: max|logit| {float(y.abs().max()):.3g}")
 
 

@@ -6,8 +6,14 @@
 #   sanitize  the kernel tests under compute-sanitizer memcheck and racecheck (SANITIZE_TOOLS), in SANITIZE_SHARDS
 #             parallel shards, each limited to SANITIZE_SECONDS; SANITIZE_WARM=1 first runs them plainly to fill the
 #             timing cache the plan-building tests read under the tools; SANITIZE_FLAGS adds compute-sanitizer flags
-#             (e.g. --kernel-name-exclude kns=nvjet: cuBLASLt's own kernels, which strata cannot change);
-#             SANITIZE_SOLO (a gtest pattern) runs those tests in a process of their own beside the shards
+#             (not --kernel-name-exclude kns=nvjet: on 2026-12-02 racecheck with it made cuDNN's library warm-up of
+#             squeezenet1_1's 1x1 convolutions fault, "illegal memory access" and "The Sanitizer failed to handle a
+#             hardware exception", while the same test under plain racecheck passed with 0 hazards);
+#             SANITIZE_SOLO (a gtest pattern) runs those tests in a process of their own beside the shards (limit
+#             SANITIZE_SOLO_SECONDS); SANITIZE_TOGETHER=1 runs the tools side by side instead of one after the other;
+#             SANITIZE_ENV_<tool> (e.g. SANITIZE_ENV_racecheck=STRATA_EXCLUDE_TACTICS=...) is one tool's environment;
+#             SANITIZE_WARM_SHARDS splits the warm-up into shards side by side; SANITIZE_UNTIL=S stops the tools S
+#             seconds after the script started (instead of SANITIZE_SECONDS each)
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
@@ -51,9 +57,19 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
         # One plain run fills a timing cache that the plan-building tests then read under the tools
         # (tests/support/gpu_support.h: test_timing_cache), instead of timing every candidate again.
         export STRATA_TEST_TIMING_CACHE=/tmp/strata_test_timing.cache
-        note "warm-up run for the timing cache ($1)"
-        build/tests/test_gpu --gtest_filter="$1" > "$out/$2_warm.log" 2>&1
-        echo "warm-up exit $?: $(grep -E "PASSED|FAILED  \]" "$out/$2_warm.log" | tr '\n' ' ' | cut -c1-200)"
+        # SANITIZE_WARM_SHARDS plain shards side by side make it faster (the cache keeps every shard's entries; the
+        # times they measure while sharing the GPU only steer which kernels the sanitized plans hold).
+        local warm=${SANITIZE_WARM_SHARDS:-1} w
+        note "warm-up run for the timing cache ($1, $warm shards)"
+        for ((w = 0; w < warm; ++w)); do
+            GTEST_TOTAL_SHARDS=$warm GTEST_SHARD_INDEX=$w build/tests/test_gpu --gtest_filter="$1" > "/tmp/$2_warm_$w.log" 2>&1 &
+        done
+        wait
+        : > "$out/$2_warm.log"
+        for ((w = 0; w < warm; ++w)); do
+            { echo "=== warm-up shard $w of $warm"; cat "/tmp/$2_warm_$w.log"; } >> "$out/$2_warm.log"
+            echo "warm-up shard $w: $(grep -E "PASSED|FAILED  \]" "/tmp/$2_warm_$w.log" | tr '\n' ' ' | cut -c1-200)"
+        done
     fi
     # SANITIZE_SOLO names tests (a gtest pattern) that each take minutes under the tools (GpuProfile.* took 330 s
     # under racecheck on 2026-12-02): they run in one more process of their own beside the shards, so that the
@@ -62,31 +78,54 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
     if [[ -n $solo ]]; then
         if [[ $filter == *-* ]]; then filter="$filter:$solo"; else filter="$filter-$solo"; fi
     fi
-    for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
-        note "compute-sanitizer $tool ($filter, $shards shards${solo:+, and $solo alone})"
-        local pids=() i runs=$shards
-        for ((i = 0; i < shards; ++i)); do
-            GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout ${SANITIZE_SECONDS:-240} \
-                compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$filter" \
-                > "/tmp/$2_${tool}_$i.log" 2>&1 &
-            pids+=($!)
-        done
-        if [[ -n $solo ]]; then
-            timeout ${SANITIZE_SECONDS:-240} compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} \
-                build/tests/test_gpu --gtest_filter="$solo" > "/tmp/$2_${tool}_$shards.log" 2>&1 &
-            pids+=($!)
-            runs=$((shards + 1))
-        fi
-        local log="$out/$2_$tool.log"
-        : > "$log"
-        for ((i = 0; i < runs; ++i)); do
-            wait "${pids[$i]}"
-            local rc=$?
-            { echo "=== shard $i of $shards${solo:+ (shard $shards: $solo)}: exit $rc"; cat "/tmp/$2_${tool}_$i.log"; } >> "$log"
-            echo "$tool shard $i exit $rc: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED  \]|tests ran" \
-                "/tmp/$2_${tool}_$i.log" | tr '\n' ' ' | cut -c1-300)"
-        done
+    if [[ ${SANITIZE_TOGETHER:-0} == 1 ]]; then
+        # The tools side by side (each with its shards): a whole-model group fits one device call that way.
+        local tool
+        for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do sanitize_tool "$tool" "$filter" "$2" "$shards" "$solo" & done
+        wait
+    else
+        for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do sanitize_tool "$tool" "$filter" "$2" "$shards" "$solo"; done
+    fi
+}
+
+sanitize_tool() {  # TOOL FILTER LOG_PREFIX SHARDS SOLO: one tool over the shards (and SOLO in a process of its own)
+    local tool=$1 filter=$2 prefix=$3 shards=$4 solo=$5
+    # SANITIZE_ENV_<tool>: environment for that tool's runs alone, e.g. SANITIZE_ENV_racecheck=STRATA_EXCLUDE_TACTICS=
+    # cublaslt.fc,... (racecheck flags cuBLASLt's own nvjet kernel), while memcheck sees the plans as they are.
+    local env_name="SANITIZE_ENV_$tool"
+    local tool_env=${!env_name:-}
+    # SANITIZE_UNTIL (seconds after this script started) ends the tool runs by then, whatever the stages before took,
+    # so that their logs still come back within the device call.
+    local limit=${SANITIZE_SECONDS:-240} solo_limit=${SANITIZE_SOLO_SECONDS:-${SANITIZE_SECONDS:-240}}
+    if [[ -n ${SANITIZE_UNTIL:-} ]]; then
+        limit=$((SANITIZE_UNTIL - ($(date +%s) - started)))
+        solo_limit=$limit
+    fi
+    note "compute-sanitizer $tool ($filter, $shards shards${solo:+, and $solo alone})"
+    local pids=() i runs=$shards
+    for ((i = 0; i < shards; ++i)); do
+        GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout $limit \
+            env $tool_env compute-sanitizer --tool $tool --error-exitcode 1 ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$filter" \
+            > "/tmp/${prefix}_${tool}_$i.log" 2>&1 &
+        pids+=($!)
     done
+    if [[ -n $solo ]]; then
+        timeout $solo_limit env $tool_env compute-sanitizer --tool $tool --error-exitcode 1 \
+            ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$solo" > "/tmp/${prefix}_${tool}_$shards.log" 2>&1 &
+        pids+=($!)
+        runs=$((shards + 1))
+    fi
+    local log="$out/${prefix}_$tool.log" summary="" rc
+    : > "$log"
+    for ((i = 0; i < runs; ++i)); do
+        wait "${pids[$i]}"
+        rc=$?
+        { echo "=== shard $i of $shards${solo:+ (shard $shards: $solo)}: exit $rc"; cat "/tmp/${prefix}_${tool}_$i.log"; } >> "$log"
+        summary+="$tool shard $i exit $rc: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED  \]|tests ran" \
+            "/tmp/${prefix}_${tool}_$i.log" | tr '\n' ' ' | cut -c1-300)"$'\n'
+    done
+    # One block per tool, so that two tools running side by side do not interleave their lines.
+    printf '%s' "$summary"
 }
 
 # The device tool brings back at most 8 files from $OUT: when the stages left more, they travel as one archive.

@@ -39,6 +39,31 @@ double max_abs(const Tensor& t) {
 // own fp16 returns zeros there: scripts/export_rescaled.py prints it), so such a case says nothing about strata.
 constexpr double kFp16RepresentableLogits = 0x1p-25 / 2e-2;
 
+// What a low-precision case is held to: 2e-2 and the reference's top-1 on every row (models/README.md). Our own
+// *_rescaled stand-ins carry PyTorch's fp16/bf16 logits of the same file (scripts/export_rescaled.py); where PyTorch
+// itself misses 2e-2 there (mobilenet_v3_large_rescaled in bf16: 0.0902 on 2026-12-01), the bound is PyTorch's own
+// error, and a row whose top-1 PyTorch flips is a near-tie that no bf16 engine owes. The listed models keep 2e-2.
+struct LowPrecisionBar {
+    double bound = 2e-2;
+    double peer_error = -1;         ///< PyTorch's error in this precision, -1 where its logits are absent
+    std::vector<bool> check_top1;   ///< per row
+};
+
+LowPrecisionBar low_precision_bar(const Case& c, const Tensor& want) {
+    LowPrecisionBar bar;
+    bar.check_top1.assign(static_cast<size_t>(want.shape()[0]), true);
+    const std::string peer_path =
+        test::shared_dir() + "/models/" + c.model + ".pytorch_" + precision_name(c.precision) + ".npy";
+    if (c.model.find("_rescaled") == std::string::npos || !std::filesystem::exists(peer_path)) return bar;
+    auto peer = Tensor::from_npy(peer_path);
+    if (!peer.ok() || peer->shape() != want.shape()) return bar;
+    bar.peer_error = test::max_rel_error(*peer, want);
+    bar.bound = std::max(bar.bound, bar.peer_error);
+    for (int64_t row = 0; row < want.shape()[0]; ++row)
+        bar.check_top1[static_cast<size_t>(row)] = test::argmax_row(*peer, row) == test::argmax_row(want, row);
+    return bar;
+}
+
 class GpuModels : public ::testing::TestWithParam<Case> {};
 
 TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
@@ -75,12 +100,21 @@ TEST_P(GpuModels, MatchesPyTorchLogitsAtBatch2) {
     const Tensor& got = out->at(out_name);
     ASSERT_EQ(got.shape(), want->shape());
     double err = test::max_rel_error(got, *want);
-    bool fp32 = c.precision == Precision::fp32;
-    EXPECT_LE(err, fp32 ? 1e-4 : 2e-2) << engine->describe();
-    if (!fp32) {
+    if (c.precision == Precision::fp32) {
+        EXPECT_LE(err, 1e-4) << engine->describe();
+    } else {
+        const LowPrecisionBar bar = low_precision_bar(c, *want);
+        EXPECT_LE(err, bar.bound) << engine->describe();
         for (int64_t row = 0; row < got.shape()[0]; ++row) {
-            EXPECT_EQ(test::argmax_row(got, row), test::argmax_row(*want, row)) << "top-1 of row " << row;
+            if (bar.check_top1[static_cast<size_t>(row)])
+                EXPECT_EQ(test::argmax_row(got, row), test::argmax_row(*want, row)) << "top-1 of row " << row;
+            else
+                std::printf("[ model ] %s: PyTorch's own top-1 of row %lld differs, not checked\n", c.model.c_str(),
+                            static_cast<long long>(row));
         }
+        if (bar.peer_error >= 0)
+            std::printf("[ model ] %s %s: PyTorch's own error %.3g, bound %.3g\n", c.model.c_str(),
+                        precision_name(c.precision), bar.peer_error, bar.bound);
     }
     std::printf("[ model ] %s %s: max|got-want|/max|want| = %.3g\n", c.model.c_str(), precision_name(c.precision), err);
     // A second run replays the captured CUDA graph: it must give the same bits.

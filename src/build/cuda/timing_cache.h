@@ -16,7 +16,8 @@ public:
     explicit TimingCache(std::string path);
     std::optional<double> find(const std::string& key) const;
     void put(const std::string& key, double ms);
-    /// Writes the file if anything was added (atomically: a temporary file, then rename). Never throws.
+    /// Writes the file if anything was added (atomically: a temporary file, then rename), keeping the entries other
+    /// processes saved since this cache was read. Never throws.
     void save() const;
     size_t hits() const { return hits_; }
     size_t misses() const { return misses_; }
