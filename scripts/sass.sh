@@ -6,14 +6,19 @@
 #   scripts/sass.sh --waits OBJECT MANGLED_NAME [--all]  the scoreboards each load sets and each instruction waits on
 #                                                        (scripts/sass_control.py decodes the control bits)
 # cuobjdump is not in the CUDA toolkit this machine installs; the first run puts NVIDIA's PyPI wheel of it in
-# ~/.cache/strata-sass (about 10 MB).
+# ~/.cache/strata-sass (about 10 MB), with nvdisasm, which it runs.
 set -euo pipefail
 tools=${STRATA_SASS_TOOLS:-$HOME/.cache/strata-sass}
 cuobjdump=$tools/nvidia/cu13/bin/cuobjdump
-if [[ ! -x $cuobjdump ]]; then
-    echo "installing cuobjdump into $tools" >&2
-    python3 -m pip install --quiet --no-deps --target "$tools" nvidia-cuda-cuobjdump==13.2.51 >&2
+# cuobjdump -sass runs nvdisasm: both wheels go in one install (pip --target skips a package whose nvidia/ folder
+# is already there, so a second install into the same folder would leave nvdisasm out).
+if [[ ! -x $cuobjdump || ! -x $tools/nvidia/cu13/bin/nvdisasm ]]; then
+    echo "installing cuobjdump and nvdisasm into $tools" >&2
+    rm -rf "$tools"
+    python3 -m pip install --quiet --no-deps --target "$tools" nvidia-cuda-cuobjdump==13.2.51 \
+        nvidia-cuda-nvdisasm==13.2.51 >&2
 fi
+export PATH="$tools/nvidia/cu13/bin:$PATH"
 dump=0
 if [[ ${1:-} == --waits ]]; then
     shift

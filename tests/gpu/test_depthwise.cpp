@@ -283,6 +283,27 @@ TEST(DepthwiseTileSelector, BlockRowsReadTapsInOneLineAndFillWarps) {
     EXPECT_EQ(wide_672, 28);
 }
 
+// NOTE [depthwise strip ends]: a warp's strips walk side by side, so strips of one map are made equal in height
+// (14 rows in strips of at most 8: 7 + 7, not 8 + 6) without adding strips.
+TEST(DepthwiseTileSelector, StripsOfOneMapAreEqualInHeight) {
+    struct Want {
+        int hw, most, rows;
+    };
+    for (const Want& w : {Want{14, 8, 7}, Want{28, 8, 7}, Want{56, 8, 8}, Want{7, 8, 7}, Want{112, 8, 8},
+                          Want{14, 4, 4}, Want{10, 4, 4}, Want{9, 4, 3}}) {
+        auto prm = dw_params(32, 192, w.hw, 5, 1, true);
+        cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+        ASSERT_TRUE(cuda::force_depthwise_strip(t, prm, w.most, true)) << t.str();
+        EXPECT_EQ(t.rows, w.rows) << w.hw << " rows in strips of at most " << w.most << ": " << t.str();
+        const int64_t strips_p = (w.hw + w.most - 1) / w.most;
+        EXPECT_EQ((w.hw + t.rows - 1) / t.rows, strips_p) << "as many strips as before: " << t.str();
+    }
+    // The selector's own choice too: batch 128 at 14x14 has parallelism for its tallest strips.
+    auto prm = dw_params(128, 672, 14, 5, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+    EXPECT_EQ(t.rows, 7) << t.str();
+}
+
 // NOTE [depthwise async rows]: the ring holds kDepthwiseAsyncSlots rows of (cols-1)*S+K 16-byte vectors per thread,
 // after the taps; narrow vectors and rings beyond the device's shared memory are refused, leaving the tile as it was.
 TEST(DepthwiseTileSelector, AsyncRowsNeedWideVectorsAndFitSharedMemory) {

@@ -55,6 +55,13 @@ int64_t strips(const ConvGeometry& g, int rows, int cols) {
     return int64_t{g.n} * ceil_div(g.p, rows) * ceil_div(g.q, cols);
 }
 
+/// Rows per strip for at most `rows`: as many strips as `rows` gives, of equal height. Strips of one warp walk side
+/// by side, so 14 rows as 8 + 6 kept the warp for 8 + A - 1 steps (12 for 5x5) where 7 + 7 takes 11.
+int balanced_rows(int rows, int p) {
+    const int64_t count = ceil_div(p, std::max(1, rows));
+    return static_cast<int>(ceil_div(p, count));
+}
+
 /// The largest (rows x cols) tile, rows first (each row of the strip saves K/S - 1 input row loads), that still
 /// launches `target` threads; the smallest when none does, to give a small problem all the parallelism it has.
 void choose_strip(DepthwiseTile& t, const ConvGeometry& g, int64_t lanes, std::initializer_list<int> col_options,
@@ -63,7 +70,7 @@ void choose_strip(DepthwiseTile& t, const ConvGeometry& g, int64_t lanes, std::i
         for (int cols : col_options) {
             if (rows > 1 && rows >= 2 * g.p) continue;  // a strip much taller than the map is wasted walking
             if (lanes * strips(g, rows, cols) >= target) {
-                t.rows = std::min(rows, g.p), t.cols = cols;
+                t.rows = balanced_rows(rows, g.p), t.cols = cols;
                 return;
             }
         }
@@ -177,7 +184,7 @@ bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int 
     const bool nhwc = tile.kind == DepthwiseKernelKind::tiled_nhwc;
     const int cols = !wide ? 1 : nhwc ? 2 : 4;
     if (nhwc && cols == 2 && !tile.wide_fits) return false;
-    tile.rows = std::min(rows, g.p);
+    tile.rows = balanced_rows(rows, g.p);
     tile.cols = cols;
     tile.threads = (nhwc ? g.c / tile.vec : g.c) * strips(g, tile.rows, tile.cols);
     return true;

@@ -7,7 +7,13 @@
 // window); a new row at offset r_in also lies in the windows of rows p+1, p+2, ... at offsets r_in - S, r_in - 2S, ...
 // So each input row is loaded once and multiplied into A = (K-1)/S + 1 accumulator rows: acc[d] holds row p+d. After
 // the step acc[0] (row p) is complete: it is stored and the accumulators shift down. The walk starts A-1 steps before
-// p_first so that the first row also sees its top taps (the products for rows above the strip are dropped).
+// p_first so that the first row also sees its top taps.
+//
+// NOTE [depthwise strip ends]
+// Of a step's A accumulator rows, those above the strip (p + d < p_first, in the first A-1 steps) and those below it
+// (p + d >= p_end, in the last A-1 steps) are never stored, so their products are skipped. Multiplying them anyway
+// cost (R + A - 1) * A row products for the R * A a strip of R rows needs: 1.5x for 5x5 strips of 8 rows (60 for
+// 40), 1.25x for 3x3. Every thread of a warp is at the same step of its walk, so the start's skips are uniform.
 #pragma once
 
 #include "backends/cuda/cuda_check.h"
@@ -67,17 +73,21 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
 }
 
 /// One input row's N vectors starting at column iw0 (zero outside the map: all-zero bits are +0 in every float
-/// type); nothing is read when the row is outside the map.
+/// type); nothing is read when the row is outside the map. Offsets from xb in 32 bits (image_offsets_fit_32_bits):
+/// the 64-bit products took a third of a 5x5 row's non-multiply instructions, strides reloaded from constant memory
+/// included (sm_90 SASS of the NHWC fp16 kernel, 2026-12-02).
 template <class T, int VEC, int N>
 __device__ __forceinline__ void load_row(const DepthwiseParams& prm, const T* xb, int ih, int iw0,
                                          Raw<T, VEC> (&row)[N]) {
     const bool row_in = ih >= 0 && ih < prm.g.h;
+    const int col_stride = static_cast<int>(prm.x_stride[3]);
+    const int first = ih * static_cast<int>(prm.x_stride[2]) + iw0 * col_stride;
 #pragma unroll
     for (int j = 0; j < N; ++j) {
         const int iw = iw0 + j;
         row[j] = Raw<T, VEC>{};
         if (row_in && iw >= 0 && iw < prm.g.w)
-            row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(xb + ih * prm.x_stride[2] + iw * prm.x_stride[3]));
+            row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(xb + (first + j * col_stride)));
     }
 }
 
@@ -92,10 +102,11 @@ template <class Math, int A, int COLS>
 using StripAcc = typename Math::Acc[A][COLS][Math::kLanes];
 
 /// Input row `cur`, at offset r_in = K - S + t of output row p's window, into every accumulator row whose window
-/// holds it.
-template <class T, int VEC, int K, int S, int COLS, class Math, int A, class Taps, int N>
+/// holds it; with kEnds only into those the strip stores, acc[d] (row p + d) for d in [d_first, d_last] (NOTE
+/// [depthwise strip ends]).
+template <class T, int VEC, int K, int S, int COLS, class Math, int A, bool kEnds, class Taps, int N>
 __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC> (&cur)[N], int t,
-                                             StripAcc<Math, A, COLS>& acc) {
+                                             StripAcc<Math, A, COLS>& acc, int d_first, int d_last) {
     using Acc = typename Math::Acc;
     constexpr int L = Math::kLanes;
     const int r_in = K - S + t;
@@ -106,6 +117,7 @@ __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC>
     for (int d = 0; d < A; ++d) {
         const int rr = r_in - S * d;
         if (rr < 0) continue;
+        if (kEnds && (d < d_first || d > d_last)) continue;
 #pragma unroll
         for (int cc = 0; cc < K; ++cc) {
             Acc w[L];
@@ -116,6 +128,22 @@ __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC>
                 for (int l = 0; l < L; ++l) acc[d][c][l] = Math::fma(x[c * S + cc][l], w[l], acc[d][c][l]);
         }
     }
+}
+
+/// multiply_row at step p of a strip [p_first, p_end): the skips of NOTE [depthwise strip ends] only in the first and
+/// last A-1 steps, so that the steps between carry no test per accumulator row (those tests and the branches around
+/// them cost ~55 SASS instructions a step in the 5x5 NHWC fp16 kernel). Two copies of the multiply need registers:
+/// in the bf16 wide strips (8 float lanes a vector, and the row widened to float) the second copy raised the spills
+/// of kernels that spilled already (5x5 stride 2: 122 -> 286 local accesses, 7x7: 458 -> 877), so those and any
+/// strip whose accumulators alone take more than 64 registers keep one copy, with the tests.
+template <class T, int VEC, int K, int S, int COLS, class Math, int A, class Taps, int N>
+__device__ __forceinline__ void multiply_row_in_strip(const Taps& taps, const Raw<T, VEC> (&cur)[N], int t,
+                                                      StripAcc<Math, A, COLS>& acc, int p, int p_first, int p_end) {
+    constexpr bool kTwoCopies = Math::kLanes <= 4 && sizeof(StripAcc<Math, A, COLS>) <= 64 * 4;
+    if (kTwoCopies && p >= p_first && p + (A - 1) < p_end)
+        multiply_row<T, VEC, K, S, COLS, Math, A, false>(taps, cur, t, acc, 0, A - 1);
+    else
+        multiply_row<T, VEC, K, S, COLS, Math, A, true>(taps, cur, t, acc, p_first - p, p_end - 1 - p);
 }
 
 /// The float bias of channels [c0, c0 + VEC), zeros without one.
@@ -142,7 +170,8 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
         for (int c = 0; c < COLS; ++c) {
             const int q = q0 + c;
             if (q >= g.q) continue;
-            const int64_t off = y_base + p * prm.y_stride[2] + q * prm.y_stride[3];
+            const int64_t off =
+                y_base + (p * static_cast<int>(prm.y_stride[2]) + q * static_cast<int>(prm.y_stride[3]));
             if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 if (fast_epilogue) {
                     store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
@@ -250,7 +279,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
                     const int j = u * S + t;  // this row's slot is j % 3: the pass starts on slot 0
                     if (ih + 2 <= ih_last) load_row<T, VEC>(prm, xb, ih + 2, iw0, ring[(j + 2) % 3]);
                     if (ih >= 0 && ih < g.h)  // padding rows add nothing
-                        multiply_row<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc);
+                        multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc, p0 + u,
+                                                                           p_first, p_end);
                 }
                 finish(p0 + u);
             }
@@ -263,7 +293,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
                 Raw<T, VEC> cur[kInCols];
                 copy_row<T, VEC>(cur, ring[0]);
                 if (ih + 1 <= ih_last) load_row<T, VEC>(prm, xb, ih + 1, iw0, ring[0]);
-                if (ih >= 0 && ih < g.h) multiply_row<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc);
+                if (ih >= 0 && ih < g.h)
+                    multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, p, p_first, p_end);
             }
             finish(p);
         }
@@ -309,13 +340,14 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     // (never multiplied). Always one commit, so that every row of the walk is one group.
     auto copy_row = [&](int row, int slot) {
         if (active && row <= ih_last && row >= 0 && row < g.h) {
-            const T* src = xb + row * prm.x_stride[2];
+            const T* src = xb + row * static_cast<int>(prm.x_stride[2]);
             const uint32_t dst = ring_s + static_cast<uint32_t>(slot) * slot_bytes;
 #pragma unroll
             for (int c = 0; c < kInCols; ++c) {
                 const int iw = iw0 + c;
                 const bool in = iw >= 0 && iw < g.w;
-                cp_async_16(dst + c * column_bytes, in ? src + iw * prm.x_stride[3] : xb, in ? 16 : 0);
+                const T* at = in ? src + iw * static_cast<int>(prm.x_stride[3]) : xb;
+                cp_async_16(dst + c * column_bytes, at, in ? 16 : 0);
             }
         }
         cp_async_commit();
@@ -339,7 +371,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
                 Raw<T, VEC> cur[kInCols];
 #pragma unroll
                 for (int c = 0; c < kInCols; ++c) cur[c] = row[c * threads];
-                multiply_row<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc);
+                multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, p, p_first, p_end);
             }
             slot = slot + 1 < kSlots ? slot + 1 : 0;
         }
@@ -511,6 +543,18 @@ inline bool strips_fit_32_bits(const TiledArgs& a, unsigned grid_x, unsigned per
     return a.strips < (int64_t{1} << 31) && int64_t{grid_x} * per_block < (int64_t{1} << 31);
 }
 
+/// The kernels index inside one image (from X's and Y's element (n, c0) on) in 32 bits: load_row, the stores.
+inline bool image_offsets_fit_32_bits(const DepthwiseParams& prm) {
+    const ConvGeometry& g = prm.g;
+    auto reach = [](int64_t rows, int64_t row_stride, int64_t cols, int64_t col_stride) {
+        return (rows - 1) * (row_stride < 0 ? -row_stride : row_stride) +
+               (cols - 1) * (col_stride < 0 ? -col_stride : col_stride);
+    };
+    const int64_t limit = (int64_t{1} << 31) - 64;  // 64: a vector's channels beyond the last offset
+    return reach(g.h, prm.x_stride[2], g.w, prm.x_stride[3]) < limit &&
+           reach(g.p, prm.y_stride[2], g.q, prm.y_stride[3]) < limit;
+}
+
 /// The async-row kernel: its ring takes more than the 48 KiB a launch gets without opting in. The function's limit is
 /// set to the device's opt-in maximum, not this launch's need: shapes share the function, and a limit set to a small
 /// ring would refuse a later, larger one (as GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit found for the
@@ -536,7 +580,7 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     const size_t smem = depthwise_smem_bytes(prm, tile);
     const bool wide = tile.vec == kWide;
     if (!wide && tile.vec != kNarrow) return false;  // no kernel for this width: the generic one runs
-    if (!strips_fit_32_bits(a, grid.x, block.y)) return false;
+    if (!strips_fit_32_bits(a, grid.x, block.y) || !image_offsets_fit_32_bits(prm)) return false;
     if (tile.async_rows && !wide) return false;
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
@@ -565,7 +609,8 @@ template <class T>
 bool launch_tiled_nchw(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
     const TiledArgs a = tiled_args(prm, tile, false);
     const unsigned blocks = static_cast<unsigned>((a.strips + tile.block_x - 1) / tile.block_x);
-    if (!strips_fit_32_bits(a, blocks, static_cast<unsigned>(tile.block_x))) return false;
+    if (!strips_fit_32_bits(a, blocks, static_cast<unsigned>(tile.block_x)) || !image_offsets_fit_32_bits(prm))
+        return false;
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         if (tile.cols == 4)
