@@ -72,24 +72,35 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
     *reinterpret_cast<Raw<__half, 2 * L>*>(y + off) = raw;
 }
 
-/// One input row's N vectors starting at column iw0 (zero outside the map: all-zero bits are +0 in every float
-/// type); nothing is read when the row is outside the map. Offsets from xb in 32 bits (image_offsets_fit_32_bits):
-/// the 64-bit products took a third of a 5x5 row's non-multiply instructions, strides reloaded from constant memory
-/// included (sm_90 SASS of the NHWC fp16 kernel, 2026-12-02).
+/// The input rows of one strip: N vectors a row from column iw0 on. Which of those columns lie in the map is the same
+/// for every row, so it is worked out once (a bit each); a row outside the map, or a column outside it, is never
+/// read and its registers are never written. The walk zeroes its row registers once before the first load (zero
+/// columns then stay zero: all-zero bits are +0 in every float type) and skips the multiply of a row outside the map,
+/// so nothing is zeroed per row. Offsets from xb in 32 bits (image_offsets_fit_32_bits). Per row this leaves one
+/// offset, one test and per column an address and a predicated load; recomputing each column's bounds and 64-bit
+/// address every row was ~100 SASS instructions a row of the 5x5 NHWC fp16 kernel (2026-12-02).
 template <class T, int VEC, int N>
-__device__ __forceinline__ void load_row(const DepthwiseParams& prm, const T* xb, int ih, int iw0,
-                                         Raw<T, VEC> (&row)[N]) {
-    const bool row_in = ih >= 0 && ih < prm.g.h;
-    const int col_stride = static_cast<int>(prm.x_stride[3]);
-    const int first = ih * static_cast<int>(prm.x_stride[2]) + iw0 * col_stride;
+struct StripRows {
+    const T* xb;
+    int row_stride, col_stride, first_col, h;
+    uint32_t columns_in;  ///< bit j: column iw0 + j lies in the map
+
+    __device__ __forceinline__ StripRows(const DepthwiseParams& prm, const T* xb_, int iw0)
+        : xb(xb_), row_stride(static_cast<int>(prm.x_stride[2])), col_stride(static_cast<int>(prm.x_stride[3])),
+          first_col(iw0 * static_cast<int>(prm.x_stride[3])), h(prm.g.h), columns_in(0) {
+        static_assert(N <= 32, "a column mask of 32 bits");
 #pragma unroll
-    for (int j = 0; j < N; ++j) {
-        const int iw = iw0 + j;
-        row[j] = Raw<T, VEC>{};
-        if (row_in && iw >= 0 && iw < prm.g.w)
-            row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(xb + (first + j * col_stride)));
+        for (int j = 0; j < N; ++j)
+            if (iw0 + j >= 0 && iw0 + j < prm.g.w) columns_in |= 1u << j;
     }
-}
+    __device__ __forceinline__ void load(int ih, Raw<T, VEC> (&row)[N]) const {
+        if (ih < 0 || ih >= h) return;
+        const T* at = xb + (ih * row_stride + first_col);
+#pragma unroll
+        for (int j = 0; j < N; ++j)
+            if (columns_in & (1u << j)) row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(at + j * col_stride));
+    }
+};
 
 template <class T, int VEC, int N>
 __device__ __forceinline__ void copy_row(Raw<T, VEC> (&dst)[N], const Raw<T, VEC> (&src)[N]) {
@@ -257,9 +268,14 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
         depthwise_two_rows_ahead(kInCols * static_cast<int>(sizeof(Raw<T, VEC>)),
                                  static_cast<int>(sizeof(typename Math::Acc)) * L);
     constexpr int kSlots = kTwoAhead ? 3 : 1;
+    const StripRows<T, VEC, kInCols> rows(prm, xb, iw0);
     Raw<T, VEC> ring[kSlots][kInCols];
-    load_row<T, VEC>(prm, xb, ih, iw0, ring[0]);
-    if constexpr (kTwoAhead) load_row<T, VEC>(prm, xb, ih + 1 <= ih_last ? ih + 1 : -1, iw0, ring[1]);
+#pragma unroll
+    for (int slot = 0; slot < kSlots; ++slot)
+#pragma unroll
+        for (int j = 0; j < kInCols; ++j) ring[slot][j] = Raw<T, VEC>{};
+    rows.load(ih, ring[0]);
+    if constexpr (kTwoAhead) rows.load(ih + 1 <= ih_last ? ih + 1 : -1, ring[1]);
     before_walk();
     if (!active) return;
     StripAcc<Math, A, COLS> acc;
@@ -277,7 +293,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 #pragma unroll
                 for (int t = 0; t < S; ++t, ++ih) {
                     const int j = u * S + t;  // this row's slot is j % 3: the pass starts on slot 0
-                    if (ih + 2 <= ih_last) load_row<T, VEC>(prm, xb, ih + 2, iw0, ring[(j + 2) % 3]);
+                    if (ih + 2 <= ih_last) rows.load(ih + 2, ring[(j + 2) % 3]);
                     if (ih >= 0 && ih < g.h)  // padding rows add nothing
                         multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc, p0 + u,
                                                                            p_first, p_end);
@@ -292,7 +308,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
             for (int t = 0; t < S; ++t, ++ih) {
                 Raw<T, VEC> cur[kInCols];
                 copy_row<T, VEC>(cur, ring[0]);
-                if (ih + 1 <= ih_last) load_row<T, VEC>(prm, xb, ih + 1, iw0, ring[0]);
+                if (ih + 1 <= ih_last) rows.load(ih + 1, ring[0]);
                 if (ih >= 0 && ih < g.h)
                     multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, p, p_first, p_end);
             }
@@ -543,7 +559,7 @@ inline bool strips_fit_32_bits(const TiledArgs& a, unsigned grid_x, unsigned per
     return a.strips < (int64_t{1} << 31) && int64_t{grid_x} * per_block < (int64_t{1} << 31);
 }
 
-/// The kernels index inside one image (from X's and Y's element (n, c0) on) in 32 bits: load_row, the stores.
+/// The kernels index inside one image (from X's and Y's element (n, c0) on) in 32 bits: StripRows, the stores.
 inline bool image_offsets_fit_32_bits(const DepthwiseParams& prm) {
     const ConvGeometry& g = prm.g;
     auto reach = [](int64_t rows, int64_t row_stride, int64_t cols, int64_t col_stride) {
