@@ -72,33 +72,27 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
     *reinterpret_cast<Raw<__half, 2 * L>*>(y + off) = raw;
 }
 
-/// The input rows of one strip: N vectors a row from column iw0 on. Which of those columns lie in the map is the same
-/// for every row, so it is worked out once (a bit each); a row outside the map, or a column outside it, is never
-/// read and its registers are never written. The walk zeroes its row registers once before the first load (zero
-/// columns then stay zero: all-zero bits are +0 in every float type) and skips the multiply of a row outside the map,
-/// so nothing is zeroed per row. Offsets from xb in 32 bits (image_offsets_fit_32_bits). Per row this leaves one
-/// offset, one test and per column an address and a predicated load; recomputing each column's bounds and 64-bit
-/// address every row was ~100 SASS instructions a row of the 5x5 NHWC fp16 kernel (2026-12-02).
+/// The input rows of one strip: N vectors a row from column iw0 on. A row outside the map, or a column outside it, is
+/// never read and its registers are never written: the walk zeroes its row registers once before the first load
+/// (columns outside the map then stay zero: all-zero bits are +0 in every float type) and skips the multiply of a row
+/// outside the map, so nothing is zeroed per row. Offsets from xb in 32 bits (image_offsets_fit_32_bits). Zeroing
+/// every row and 64-bit addresses were 12 CS2R and 5 constant loads of the ~150 instructions before a step's first
+/// HFMA2 in the 5x5 NHWC fp16 kernel (sm_90 SASS, 2026-12-02).
 template <class T, int VEC, int N>
 struct StripRows {
     const T* xb;
-    int row_stride, col_stride, first_col, h;
-    uint32_t columns_in;  ///< bit j: column iw0 + j lies in the map
+    int row_stride, col_stride, iw0, h, w;
 
-    __device__ __forceinline__ StripRows(const DepthwiseParams& prm, const T* xb_, int iw0)
+    __device__ __forceinline__ StripRows(const DepthwiseParams& prm, const T* xb_, int iw0_)
         : xb(xb_), row_stride(static_cast<int>(prm.x_stride[2])), col_stride(static_cast<int>(prm.x_stride[3])),
-          first_col(iw0 * static_cast<int>(prm.x_stride[3])), h(prm.g.h), columns_in(0) {
-        static_assert(N <= 32, "a column mask of 32 bits");
-#pragma unroll
-        for (int j = 0; j < N; ++j)
-            if (iw0 + j >= 0 && iw0 + j < prm.g.w) columns_in |= 1u << j;
-    }
+          iw0(iw0_), h(prm.g.h), w(prm.g.w) {}
     __device__ __forceinline__ void load(int ih, Raw<T, VEC> (&row)[N]) const {
         if (ih < 0 || ih >= h) return;
-        const T* at = xb + (ih * row_stride + first_col);
+        const T* at = xb + (ih * row_stride + iw0 * col_stride);
 #pragma unroll
         for (int j = 0; j < N; ++j)
-            if (columns_in & (1u << j)) row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(at + j * col_stride));
+            if (iw0 + j >= 0 && iw0 + j < w)
+                row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(at + j * col_stride));
     }
 };
 
