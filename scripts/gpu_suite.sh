@@ -10,10 +10,11 @@
 #             squeezenet1_1's 1x1 convolutions fault, "illegal memory access" and "The Sanitizer failed to handle a
 #             hardware exception", while the same test under plain racecheck passed with 0 hazards);
 #             SANITIZE_SOLO (a gtest pattern) runs those tests in a process of their own beside the shards (limit
-#             SANITIZE_SOLO_SECONDS); SANITIZE_TOGETHER=1 runs the tools side by side instead of one after the other;
+#             SANITIZE_SOLO_SECONDS; SANITIZE_SOLO_TOOLS: only under those tools); SANITIZE_TOGETHER=1 runs the tools side by side instead of one after the other;
 #             SANITIZE_ENV_<tool> (e.g. SANITIZE_ENV_racecheck=STRATA_EXCLUDE_TACTICS=...) is one tool's environment;
 #             SANITIZE_WARM_SHARDS splits the warm-up into shards side by side; SANITIZE_UNTIL=S stops the tools S
-#             seconds after the script started (instead of SANITIZE_SECONDS each)
+#             seconds after the script started (instead of SANITIZE_SECONDS each); the warm-up's timing cache comes
+#             back as $OUT/sanitize_timing.cache, and SANITIZE_CACHE=FILE (that file, carried) replaces the warm-up
 #   bench     strata bench on the shared models, fp16, batch 1 and 64
 #   peers     bench/peers.py: PyTorch eager / CUDA graph (/ torch.compile) against strata, same run
 #   convbench bench/conv_layers_gpu: strata's convolution against cuDNN on ResNet-50's layers, batch 64, fp16
@@ -49,14 +50,27 @@ mkdir -p "$STRATA_SHARED"
 [[ -e .device/conformance.tar.xz && ! -d "$STRATA_SHARED/conformance" ]] && tar -xJf .device/conformance.tar.xz -C "$STRATA_SHARED"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 
+use_sanitize_cache() {
+    # Tests that build with test_timing_cache() read STRATA_TEST_TIMING_CACHE; the model tests build with the
+    # default cache, which STRATA_TIMING_CACHE names: both point at one file, so every plan in the run shares it.
+    export STRATA_TEST_TIMING_CACHE=/tmp/strata_test_timing.cache
+    export STRATA_TIMING_CACHE=$STRATA_TEST_TIMING_CACHE
+}
+
 sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then racecheck
     # The tools slow the tests 10-100x, mostly on the host: SANITIZE_SHARDS gtest shards run side by side on the one
     # GPU (16 host cores there), each under its own tool process, so the whole suite fits a device call.
     local shards=${SANITIZE_SHARDS:-8}
-    if [[ ${SANITIZE_WARM:-0} == 1 ]]; then
+    if [[ -n ${SANITIZE_CACHE:-} ]]; then
+        # A timing cache an earlier call's warm-up brought back (its $OUT/sanitize_timing.cache, carried in .device):
+        # the plans read it instead of a warm-up run of their own.
+        use_sanitize_cache
+        cp "$SANITIZE_CACHE" "$STRATA_TEST_TIMING_CACHE"
+        note "timing cache from $SANITIZE_CACHE ($(wc -c < "$STRATA_TEST_TIMING_CACHE") bytes), no warm-up"
+    elif [[ ${SANITIZE_WARM:-0} == 1 ]]; then
         # One plain run fills a timing cache that the plan-building tests then read under the tools
         # (tests/support/gpu_support.h: test_timing_cache), instead of timing every candidate again.
-        export STRATA_TEST_TIMING_CACHE=/tmp/strata_test_timing.cache
+        use_sanitize_cache
         # SANITIZE_WARM_SHARDS plain shards side by side make it faster (the cache keeps every shard's entries; the
         # times they measure while sharing the GPU only steer which kernels the sanitized plans hold).
         local warm=${SANITIZE_WARM_SHARDS:-1} w
@@ -70,6 +84,9 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
             { echo "=== warm-up shard $w of $warm"; cat "/tmp/$2_warm_$w.log"; } >> "$out/$2_warm.log"
             echo "warm-up shard $w: $(grep -E "PASSED|FAILED  \]" "/tmp/$2_warm_$w.log" | tr '\n' ' ' | cut -c1-200)"
         done
+        # It comes back, so that a later call can carry it (SANITIZE_CACHE) and skip the warm-up.
+        if [[ -e $STRATA_TEST_TIMING_CACHE ]]; then cp "$STRATA_TEST_TIMING_CACHE" "$out/sanitize_timing.cache"
+        else note "the warm-up wrote no timing cache (no test in $1 builds a plan)"; fi
     fi
     # SANITIZE_SOLO names tests (a gtest pattern) that each take minutes under the tools (GpuProfile.* took 330 s
     # under racecheck on 2026-12-02): they run in one more process of their own beside the shards, so that the
@@ -90,6 +107,8 @@ sanitize() {  # FILTER LOG_PREFIX: the GPU test executable under memcheck, then 
 
 sanitize_tool() {  # TOOL FILTER LOG_PREFIX SHARDS SOLO: one tool over the shards (and SOLO in a process of its own)
     local tool=$1 filter=$2 prefix=$3 shards=$4 solo=$5
+    # SANITIZE_SOLO_TOOLS: the tools that run SOLO (default all); the others leave those tests out.
+    if [[ -n $solo && -n ${SANITIZE_SOLO_TOOLS:-} && " $SANITIZE_SOLO_TOOLS " != *" $tool "* ]]; then solo=""; fi
     # SANITIZE_ENV_<tool>: environment for that tool's runs alone, e.g. SANITIZE_ENV_racecheck=STRATA_EXCLUDE_TACTICS=
     # cublaslt.fc,... (racecheck flags cuBLASLt's own nvjet kernel), while memcheck sees the plans as they are.
     local env_name="SANITIZE_ENV_$tool"
