@@ -10,7 +10,8 @@
 #             squeezenet1_1's 1x1 convolutions fault, "illegal memory access" and "The Sanitizer failed to handle a
 #             hardware exception", while the same test under plain racecheck passed with 0 hazards);
 #             SANITIZE_SOLO (a gtest pattern) runs those tests in a process of their own beside the shards (limit
-#             SANITIZE_SOLO_SECONDS; SANITIZE_SOLO_TOOLS: only under those tools); SANITIZE_TOGETHER=1 runs the tools side by side instead of one after the other;
+#             SANITIZE_SOLO_SECONDS; SANITIZE_SOLO_TOOLS: only under those tools; SANITIZE_SOLO_ENV: its
+#             environment, e.g. STRATA_TIMING=quick); SANITIZE_TOGETHER=1 runs the tools side by side instead of one after the other;
 #             SANITIZE_ENV_<tool> (e.g. SANITIZE_ENV_racecheck=STRATA_EXCLUDE_TACTICS=...) is one tool's environment;
 #             SANITIZE_WARM_SHARDS splits the warm-up into shards side by side; SANITIZE_UNTIL=S stops the tools S
 #             seconds after the script started (instead of SANITIZE_SECONDS each); the warm-up's timing cache comes
@@ -44,7 +45,11 @@ started=$(date +%s)
 note() { echo "=== $* ($(( $(date +%s) - started )) s)"; }
 
 # The CTest files name the build machine's absolute paths (/work/main/build/...): make them resolve here.
-tar -xJf .device/bin.tar.xz
+# Once per call: a second gpu_suite.sh started beside a first (two stages side by side) finds the binaries there and
+# leaves them alone while the first runs them.
+if [[ ! -e build/.unpacked || .device/bin.tar.xz -nt build/.unpacked ]]; then
+    tar -xJf .device/bin.tar.xz && touch build/.unpacked
+fi
 if [[ "$root" != /work/main ]]; then mkdir -p /work && rm -rf /work/main && ln -s "$root" /work/main; fi
 mkdir -p "$STRATA_SHARED"
 [[ -e .device/conformance.tar.xz && ! -d "$STRATA_SHARED/conformance" ]] && tar -xJf .device/conformance.tar.xz -C "$STRATA_SHARED"
@@ -129,7 +134,7 @@ sanitize_tool() {  # TOOL FILTER LOG_PREFIX SHARDS SOLO: one tool over the shard
         pids+=($!)
     done
     if [[ -n $solo ]]; then
-        timeout $solo_limit env $tool_env compute-sanitizer --tool $tool --error-exitcode 1 \
+        timeout $solo_limit env $tool_env ${SANITIZE_SOLO_ENV:-} compute-sanitizer --tool $tool --error-exitcode 1 \
             ${SANITIZE_FLAGS:-} build/tests/test_gpu --gtest_filter="$solo" > "/tmp/${prefix}_${tool}_$shards.log" 2>&1 &
         pids+=($!)
         runs=$((shards + 1))

@@ -6,8 +6,10 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "gpu_support.h"
+#include "unverified_scope.h"
 #include "strata/engine.h"
 #include "test_support.h"
 
@@ -56,6 +58,43 @@ TEST(GpuPlans, WarmTimingCacheMakesTheSecondBuildFast) {
     EXPECT_TRUE(std::filesystem::exists(cache));
     // Acceptance 5 asks for under 20%; a timing is reported, and the test checks the cache did its work.
     EXPECT_LT(warm, cold);
+}
+
+// STRATA_TIMING=quick (README) times each candidate by one launch; its times are cached apart from full ones, so that
+// a later full build of the same network times again instead of taking the rough ones. Other values are refused.
+TEST(GpuPlans, QuickTimingIsCachedApartAndOtherValuesAreRefused) {
+    STRATA_REQUIRE_GPU();
+    auto model = Model::from_zoo("squeezenet1_1");
+    ASSERT_TRUE(model.ok());
+    std::string cache = temp_path("quick_timing.cache");
+    std::filesystem::remove(cache);
+    BuildOptions options{.device = Device::cuda(), .precision = Precision::fp16, .batch = 2, .timing_cache = cache};
+    auto count_entries = [&] {
+        std::pair<int, int> quick_full{0, 0};
+        std::ifstream in(cache);
+        for (std::string line; std::getline(in, line);)
+            ++(line.find("|quick") != std::string::npos ? quick_full.first : quick_full.second);
+        return quick_full;
+    };
+    {
+        test::EnvSwitchScope quick("STRATA_TIMING", "quick");
+        auto engine = Engine::build(*model, options);
+        ASSERT_TRUE(engine.ok()) << engine.status().message();
+    }
+    auto [quick_entries, full_entries] = count_entries();
+    EXPECT_GT(quick_entries, 0);
+    EXPECT_EQ(full_entries, 0);
+    {
+        test::EnvSwitchScope full("STRATA_TIMING", "full");
+        auto engine = Engine::build(*model, options);
+        ASSERT_TRUE(engine.ok()) << engine.status().message();
+    }
+    EXPECT_EQ(count_entries(), std::make_pair(quick_entries, quick_entries)) << "one full entry per quick one";
+    test::EnvSwitchScope bad("STRATA_TIMING", "fast");
+    auto refused = Engine::build(*model, options);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("STRATA_TIMING=fast: use full or quick"), std::string::npos)
+        << refused.status().message();
 }
 
 }  // namespace

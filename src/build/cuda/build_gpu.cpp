@@ -39,6 +39,18 @@ Layout network_layout(DType compute) {
     return compute == DType::f32 ? Layout::nchw : Layout::nhwc;
 }
 
+// How each candidate is timed: STRATA_TIMING=full (the default: a graph of launches, best of three replays) or quick
+// (its one checked launch alone). Under compute-sanitizer every launch is 10-100x slower, and a full cold build of
+// resnet50 outlasts a 10-minute device call; quick times are rougher, so their choices may be worse, and they are
+// cached apart from full ones (timing_key) so that a later full build does not read them.
+bool quick_timing() {
+    const char* env = std::getenv("STRATA_TIMING");
+    if (!env || !*env) return false;
+    std::string v = env;
+    STRATA_CHECK(v == "full" || v == "quick", StatusCode::invalid_argument, "STRATA_TIMING={}: use full or quick", v);
+    return v == "quick";
+}
+
 // Tactics the builder must not choose: STRATA_EXCLUDE_TACTICS, comma-separated names ("cuda.conv.depthwise" to
 // compare a network against the same build on the other kernels). A step left with no candidate fails to build.
 bool excluded_tactic(const std::string& name) {
@@ -77,6 +89,7 @@ std::string timing_key(const cuda::DeviceInfo& info, const cuda::CudaTactic& tac
     for (const auto& d : desc.inputs) key.append("|").append(d.str());
     for (const auto& d : desc.outputs) key.append("|>").append(d.str());
     if (cuda::use_pdl(info.compute_capability())) key += "|pdl";  // kernels with a PDL path time differently
+    if (quick_timing()) key += "|quick";
     return key;
 }
 
@@ -94,7 +107,7 @@ void fill_trial_memory(const Plan& plan, const runtime::ActivationMemory& memory
 }
 
 // Per-launch milliseconds: one checked warm-up launch, then the best of three replays of a graph of launches
-// (about 0.5 ms of work each, at most 50 launches).
+// (about 0.5 ms of work each, at most 50 launches); with STRATA_TIMING=quick, the checked launch alone.
 double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, cudaStream_t stream,
                    const std::string& what) {
     cuda::Event start, end;
@@ -104,6 +117,7 @@ double time_kernel(cuda::CudaKernel& kernel, const cuda::StepBuffers& buffers, c
     cuda::check_launch(what);
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), what);
     double once = end.elapsed_since(start);
+    if (quick_timing()) return once;
     int launches = std::clamp(static_cast<int>(0.5 / std::max(once, 1e-3)), 2, 50);
     std::vector<double> ms = cuda::graph_launch_times(kernel, buffers, stream, launches, 3, what);
     return *std::min_element(ms.begin(), ms.end());
@@ -192,6 +206,7 @@ struct Selector {
 
 // Device storage, the memory plan and a timed tactic for every step of plan.graph as the passes left it.
 void plan_device_steps(Plan& plan, const cuda::DeviceInfo& info, TimingCache& cache, bool time_every_step = false) {
+    quick_timing();  // a bad STRATA_TIMING is refused before any work, even where no step has two candidates
     DType compute = runtime::compute_dtype(plan.options.precision);
     plan.storage = assign_device_storage(plan.graph, compute, network_layout(compute));
     plan.memory = plan_memory(
