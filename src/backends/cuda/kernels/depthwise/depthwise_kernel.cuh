@@ -206,15 +206,21 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
         for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
 }
 
-/// The float bias of channels [c0, c0 + VEC) and, for fp16 pairs, the same as half2 (the strip walks' epilogue).
+/// For fp16 pairs, the float bias as half2 (the strip walks' epilogue). A strip walk loads the bias first and pairs it
+/// only after `before_walk` (NOTE [depthwise bias after the taps]).
 template <int VEC, class Math>
-__device__ __forceinline__ void load_strip_bias(const EpilogueParams& e, int c0, float (&bias)[VEC],
-                                                __half2 (&bias_h2)[Math::kLanes]) {
-    load_bias<VEC>(e, c0, bias);
+__device__ __forceinline__ void pair_strip_bias(const float (&bias)[VEC], __half2 (&bias_h2)[Math::kLanes]) {
     if constexpr (std::is_same_v<Math, Half2Math<VEC>>)
 #pragma unroll
         for (int l = 0; l < Math::kLanes; ++l) bias_h2[l] = __floats2half2_rn(bias[2 * l], bias[2 * l + 1]);
 }
+
+// NOTE [depthwise bias after the taps]
+// The half2 conversion of the bias waits for the bias loads, and in the sm_90 SASS those share their scoreboard with
+// the first rows' loads (the register walk) or stand alone (the async walk). Converted where it was loaded, before
+// `before_walk`, it made the NHWC kernel wait a whole memory round trip before its taps' loads even went out: two
+// round trips at batch 1 instead of one (the SASS of dw_tiled_nhwc_kernel<__half, 8, 3, 1, 1, false>, 2026-12-03:
+// F2FP.F16.F32.PACK_AB waiting on the rows' scoreboard ahead of the taps' LDG). The conversion comes after it now.
 
 template <class Math, int A, int COLS>
 __device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
@@ -253,7 +259,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     const int iw0 = q0 * S - g.pad_w;
     float bias[VEC];
     __half2 bias_h2[L];
-    load_strip_bias<VEC, Math>(prm.epilogue, c0, bias, bias_h2);
+    load_bias<VEC>(prm.epilogue, c0, bias);  // paired after before_walk: NOTE [depthwise bias after the taps]
     const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     // Row (p, t) of the walk is input row p*S - pad + K - S + t: consecutive rows, so the next is ih + 1.
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
@@ -272,6 +278,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     if constexpr (kTwoAhead) rows.load(ih + 1 <= ih_last ? ih + 1 : -1, ring[1]);
     before_walk();
     if (!active) return;
+    pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
     auto finish = [&](int p) {
@@ -340,7 +347,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     const int iw0 = q0 * S - g.pad_w;
     float bias[VEC];
     __half2 bias_h2[L];
-    load_strip_bias<VEC, Math>(prm.epilogue, c0, bias, bias_h2);
+    load_bias<VEC>(prm.epilogue, c0, bias);  // paired after before_walk: NOTE [depthwise bias after the taps]
     const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;  // row j of the walk is input row ih + j
@@ -366,6 +373,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     for (int j = 0; j < kAhead; ++j) copy_row(ih + j, j);
     before_walk();
     if (!active) return;
+    pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
     int slot = 0;  // of row ih; the row kAhead on goes kAhead slots on (two behind, with kSlots = kAhead + 2)
