@@ -193,7 +193,8 @@ for stage in "${stages[@]}"; do
         sanitize)
             # strata's own kernels (the library sweeps run hundreds of cuDNN/cuBLASLt calls and whole models are
             # slow under the tools; SANITIZE_FILTER overrides).
-            sanitize "${SANITIZE_FILTER:--*GpuModels*:*GpuConformance*:*GpuPlans*:*Libs*}" sanitize
+            # SANITIZE_TAG names the logs (default sanitize_TOOL.log), so that two runs side by side keep theirs apart.
+            sanitize "${SANITIZE_FILTER:--*GpuModels*:*GpuConformance*:*GpuPlans*:*Libs*}" "${SANITIZE_TAG:-sanitize}"
             ;;
         bench)
             export_models "${shared[@]}" resnet18 resnet50
