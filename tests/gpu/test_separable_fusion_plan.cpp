@@ -42,7 +42,8 @@ Built build_and_run(const std::string& mode, const Tensor& input) {
 }
 
 // How far apart a row's two largest logits are, as a fraction of the largest |logit| over the batch: a top-1 flip
-// between two fp16 plans is only a near-tie when this is below twice their max rel error.
+// between two fp16 plans is a near-tie, not a disagreement, when this is below twice their max rel error (each plan's
+// logits may lie that far from exact, in opposite directions).
 double top_two_gap(const Tensor& logits, int64_t row) {
     const int64_t classes = logits.shape()[1];
     const float* p = logits.data<float>() + row * classes;
@@ -72,10 +73,19 @@ TEST(GpuSeparableFusion, FusedPlansMatchTheUnfusedPlan) {
         const double err = test::max_rel_error(b->logits, none.logits);
         std::printf("[ fusion ] %s vs none: max rel error %.3g\n", b == &all ? "all" : "timed", err);
         EXPECT_LE(err, 2e-2) << b->describe;
-        for (int64_t row = 0; row < 8; ++row)
+        for (int64_t row = 0; row < 8; ++row) {
+            // A row whose two best classes lie closer than the two plans' rounding apart has no top-1 to agree on:
+            // on 2026-12-03 (H200, under racecheck) row 5's gap was 0.001 against a max rel error of 0.005, and the
+            // fused plan picked the runner-up. Such rows are left to the error bound above.
+            const double gap = top_two_gap(none.logits, row);
+            if (gap < 2 * err) {
+                std::printf("[ fusion ] row %lld: near-tie (top two %.3g apart, error %.3g), top-1 not compared\n",
+                            static_cast<long long>(row), gap, err);
+                continue;
+            }
             EXPECT_EQ(test::argmax_row(b->logits, row), test::argmax_row(none.logits, row))
-                << "row " << row << ": the unfused plan's top two logits differ by "
-                << top_two_gap(none.logits, row) << " of the largest |logit|";
+                << "row " << row << ": the unfused plan's top two logits differ by " << gap << " of the largest |logit|";
+        }
     }
     std::printf("[ fusion ] mobilenet_v2 fp16 batch 8: %d pairs fused with =all, %d kept by timing\n", all.fused_steps,
                 timed.fused_steps);

@@ -14,6 +14,19 @@
 // (p + d >= p_end, in the last A-1 steps) are never stored, so their products are skipped. Multiplying them anyway
 // cost (R + A - 1) * A row products for the R * A a strip of R rows needs: 1.5x for 5x5 strips of 8 rows (60 for
 // 40), 1.25x for 3x3. Every thread of a warp is at the same step of its walk, so the start's skips are uniform.
+//
+// NOTE [depthwise accumulator rotation]
+// Shifting the accumulators down after every output row (acc[d] = acc[d + 1]) is (A - 1) * COLS * lanes register moves
+// a step: 16 for a 3x3 stride-1 strip of two fp16 columns, against its 72 HFMA2. A walk unrolled by A output rows
+// names the slots instead: output row p lives in slot (p - p_start) % A, a constant in each unrolled copy, so row p's
+// slot is stored and zeroed and then serves row p + A, and nothing moves. The two-rows-ahead walk is unrolled by three
+// for its register ring already, so where A divides three (3x3 stride 1) the rotation costs no code, and it rotates.
+// The other walks shift. Unrolled by A they were slower on the H200 (2026-12-03, bench/depthwise_gpu, fp16): the
+// 5x5 cases by 5-9% (672x14k5s1 b128 42.64 -> 45.50 us, 1152x7k5s1 b8 5.17 -> 5.59 us), and back at their old times
+// once those walks shifted again (42.56 and 5.10 us, bench/RESULTS.md). Their kernels had grown 4.5x (the 5x5
+// stride-1 async kernel from 8208 to 37176 SASS instructions, most of them the float epilogue's activation code,
+// copied into every unrolled step), while the fast step's multiply stayed as it was: 243 instructions, 200 of them
+// HFMA2.
 #pragma once
 
 #include "backends/cuda/cuda_check.h"
@@ -107,11 +120,12 @@ template <class Math, int A, int COLS>
 using StripAcc = typename Math::Acc[A][COLS][Math::kLanes];
 
 /// Input row `cur`, at offset r_in = K - S + t of output row p's window, into every accumulator row whose window
-/// holds it; with kEnds only into those the strip stores, acc[d] (row p + d) for d in [d_first, d_last] (NOTE
-/// [depthwise strip ends]).
+/// holds it; with kEnds only into those the strip stores, rows p + d for d in [d_first, d_last] (NOTE [depthwise strip
+/// ends]). Row p + d is slot (d + rot) % A (NOTE [depthwise accumulator rotation]; rot is 0 where the rows shift and a
+/// constant of the unrolled walk where they rotate).
 template <class T, int VEC, int K, int S, int COLS, class Math, int A, bool kEnds, class Taps, int N>
 __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC> (&cur)[N], int t,
-                                             StripAcc<Math, A, COLS>& acc, int d_first, int d_last) {
+                                             StripAcc<Math, A, COLS>& acc, int rot, int d_first, int d_last) {
     using Acc = typename Math::Acc;
     constexpr int L = Math::kLanes;
     const int r_in = K - S + t;
@@ -123,6 +137,7 @@ __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC>
         const int rr = r_in - S * d;
         if (rr < 0) continue;
         if (kEnds && (d < d_first || d > d_last)) continue;
+        const int slot = (d + rot) % A;
 #pragma unroll
         for (int cc = 0; cc < K; ++cc) {
             Acc w[L];
@@ -130,7 +145,7 @@ __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC>
 #pragma unroll
             for (int c = 0; c < COLS; ++c)
 #pragma unroll
-                for (int l = 0; l < L; ++l) acc[d][c][l] = Math::fma(x[c * S + cc][l], w[l], acc[d][c][l]);
+                for (int l = 0; l < L; ++l) acc[slot][c][l] = Math::fma(x[c * S + cc][l], w[l], acc[slot][c][l]);
         }
     }
 }
@@ -143,12 +158,13 @@ __device__ __forceinline__ void multiply_row(const Taps& taps, const Raw<T, VEC>
 /// strip whose accumulators alone take more than 64 registers keep one copy, with the tests.
 template <class T, int VEC, int K, int S, int COLS, class Math, int A, class Taps, int N>
 __device__ __forceinline__ void multiply_row_in_strip(const Taps& taps, const Raw<T, VEC> (&cur)[N], int t,
-                                                      StripAcc<Math, A, COLS>& acc, int p, int p_first, int p_end) {
+                                                      StripAcc<Math, A, COLS>& acc, int rot, int p, int p_first,
+                                                      int p_end) {
     constexpr bool kTwoCopies = Math::kLanes <= 4 && sizeof(StripAcc<Math, A, COLS>) <= 64 * 4;
     if (kTwoCopies && p >= p_first && p + (A - 1) < p_end)
-        multiply_row<T, VEC, K, S, COLS, Math, A, false>(taps, cur, t, acc, 0, A - 1);
+        multiply_row<T, VEC, K, S, COLS, Math, A, false>(taps, cur, t, acc, rot, 0, A - 1);
     else
-        multiply_row<T, VEC, K, S, COLS, Math, A, true>(taps, cur, t, acc, p_first - p, p_end - 1 - p);
+        multiply_row<T, VEC, K, S, COLS, Math, A, true>(taps, cur, t, acc, rot, p_first - p, p_end - 1 - p);
 }
 
 /// The float bias of channels [c0, c0 + VEC), zeros without one.
@@ -158,12 +174,13 @@ __device__ __forceinline__ void load_bias(const EpilogueParams& e, int c0, float
     for (int v = 0; v < VEC; ++v) bias[v] = e.bias ? __ldg(e.bias + c0 + v) : 0.0f;
 }
 
-/// After output row p's last input row: stores acc[0] (row p) when p is in the strip, then shifts the accumulators
-/// down one row. `bias` serves the float arithmetic; the fp16 kernels hold only `bias_h2` and read the float bias again
+/// After output row p's last input row: stores slot `slot` (row p) when p is in the strip; then, rotating (NOTE
+/// [depthwise accumulator rotation]), zeroes that slot for row p + A, or else (slot 0) shifts the accumulators down one
+/// row. `bias` serves the float arithmetic; the fp16 kernels hold only `bias_h2` and read the float bias again
 /// (from L1) for the epilogues that are not half2: a float copy held all along cost them 8 of their 128 registers, and
 /// ptxas spilled the strip's bounds in the row loop instead.
-template <class T, int VEC, int COLS, class Math, int A>
-__device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, StripAcc<Math, A, COLS>& acc,
+template <class T, int VEC, int COLS, class Math, int A, bool kRotate>
+__device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, StripAcc<Math, A, COLS>& acc, int slot,
                                                   const float (&bias)[VEC],
                                                   const __half2 (&bias_h2)[Math::kLanes], bool fast_epilogue,
                                                   int64_t y_base, int c0, int q0, int p, int p_first) {
@@ -179,12 +196,12 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
                 y_base + (p * static_cast<int>(prm.y_stride[2]) + q * static_cast<int>(prm.y_stride[3]));
             if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 if (fast_epilogue) {
-                    store_epilogue_half2<L>(prm.epilogue, acc[0][c], bias_h2, y, off);
+                    store_epilogue_half2<L>(prm.epilogue, acc[slot][c], bias_h2, y, off);
                     continue;
                 }
             }
             float out[VEC];
-            Math::to_floats(acc[0][c], out);
+            Math::to_floats(acc[slot][c], out);
             if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 float bias_again[VEC];
                 load_bias<VEC>(prm.epilogue, c0, bias_again);
@@ -194,16 +211,23 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
             }
         }
     }
-#pragma unroll
-    for (int d = 0; d + 1 < A; ++d)
+    if constexpr (kRotate) {
 #pragma unroll
         for (int c = 0; c < COLS; ++c)
 #pragma unroll
-            for (int l = 0; l < L; ++l) acc[d][c][l] = acc[d + 1][c][l];
+            for (int l = 0; l < L; ++l) acc[slot][c][l] = Math::zero();
+    } else {
 #pragma unroll
-    for (int c = 0; c < COLS; ++c)
+        for (int d = 0; d + 1 < A; ++d)
 #pragma unroll
-        for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
+            for (int c = 0; c < COLS; ++c)
+#pragma unroll
+                for (int l = 0; l < L; ++l) acc[d][c][l] = acc[d + 1][c][l];
+#pragma unroll
+        for (int c = 0; c < COLS; ++c)
+#pragma unroll
+            for (int l = 0; l < L; ++l) acc[A - 1][c][l] = Math::zero();
+    }
 }
 
 /// For fp16 pairs, the float bias as half2 (the strip walks' epilogue). A strip walk loads the bias first and pairs it
@@ -221,6 +245,9 @@ __device__ __forceinline__ void pair_strip_bias(const float (&bias)[VEC], __half
 // `before_walk`, it made the NHWC kernel wait a whole memory round trip before its taps' loads even went out: two
 // round trips at batch 1 instead of one (the SASS of dw_tiled_nhwc_kernel<__half, 8, 3, 1, 1, false>, 2026-12-03:
 // F2FP.F16.F32.PACK_AB waiting on the rows' scoreboard ahead of the taps' LDG). The conversion comes after it now.
+// Measured on the H200 (2026-12-03), it bought far less than a round trip: 384x14k3s1 b1 went from 3.02 to 2.93 us (the
+// prediction was ~2.3), and the batch-1 fp16 cases x0.96 on the geometric mean, so that wait was not where the time
+// went.
 
 template <class Math, int A, int COLS>
 __device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
@@ -281,25 +308,27 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
-    auto finish = [&](int p) {
-        finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, c0, q0, p,
-                                                 p_first);
+    auto finish = [&](auto rotate, int slot, int p) {
+        finish_output_row<T, VEC, COLS, Math, A, decltype(rotate)::value>(prm, acc, slot, bias, bias_h2,
+                                                                          fast_epilogue, y_base, c0, q0, p, p_first);
     };
     if constexpr (kTwoAhead) {
+        constexpr bool kRotate = 3 % A == 0;  // NOTE [depthwise accumulator rotation]: step u's row p is slot u
         for (int p0 = p_first - (A - 1); p0 < p_end; p0 += 3) {
 #pragma unroll
             for (int u = 0; u < 3; ++u) {
                 if (p0 + u >= p_end) break;
+                const int rot = kRotate ? u : 0;
                 taps.reload_each_row();
 #pragma unroll
                 for (int t = 0; t < S; ++t, ++ih) {
                     const int j = u * S + t;  // this row's slot is j % 3: the pass starts on slot 0
                     if (ih + 2 <= ih_last) rows.load(ih + 2, ring[(j + 2) % 3]);
                     if (ih >= 0 && ih < g.h)  // padding rows add nothing
-                        multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc, p0 + u,
+                        multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc, rot, p0 + u,
                                                                            p_first, p_end);
                 }
-                finish(p0 + u);
+                finish(std::bool_constant<kRotate>{}, rot, p0 + u);
             }
         }
     } else {
@@ -311,9 +340,9 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
                 copy_row<T, VEC>(cur, ring[0]);
                 if (ih + 1 <= ih_last) rows.load(ih + 1, ring[0]);
                 if (ih >= 0 && ih < g.h)
-                    multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, p, p_first, p_end);
+                    multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, 0, p, p_first, p_end);
             }
-            finish(p);
+            finish(std::false_type{}, 0, p);
         }
     }
 }
@@ -389,11 +418,12 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
                 Raw<T, VEC> cur[kInCols];
 #pragma unroll
                 for (int c = 0; c < kInCols; ++c) cur[c] = row[c * threads];
-                multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, p, p_first, p_end);
+                multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, 0, p, p_first, p_end);
             }
             slot = slot + 1 < kSlots ? slot + 1 : 0;
         }
-        finish_output_row<T, VEC, COLS, Math, A>(prm, acc, bias, bias_h2, fast_epilogue, y_base, c0, q0, p, p_first);
+        finish_output_row<T, VEC, COLS, Math, A, false>(prm, acc, 0, bias, bias_h2, fast_epilogue, y_base, c0, q0, p,
+                                                        p_first);
     }
 }
 
