@@ -261,13 +261,23 @@ __device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
 
 // NOTE [depthwise row ring]
 // With two rows in flight, the rows live in a ring of three register sets: input row j of the walk sits in slot
-// j % 3, and the load of row j + 2 goes into slot (j + 2) % 3, which held row j - 1, already multiplied. Rotating
+// j % 3, and once row j is multiplied the load of row j + 3 goes into its slot (NOTE [depthwise three rows first];
+// before 2026-12-03, row j + 2 went into slot (j + 2) % 3 just before row j was multiplied). Rotating
 // three named sets instead (cur = next1; next1 = next2; load next2) costs a register move of next2 at the start of
 // every row, and a move waits for its register's load: the sm_90 SASS of the NHWC fp16 kernel opened each row with
 // 40 such moves, so a thread stalled on row j + 1 before it could even issue row j + 2, and the second row in flight
 // never was. The ring needs the slot of every row known at compile time, so the walk is unrolled by three output rows
 // (3S input rows: a whole number of turns of the ring for S = 1 and 2), each guarded by p < p_end. With one row in
 // flight (the wide 5x5 and 7x7 rows) there is nothing to gain, and the walk keeps the plain loop and its moves.
+
+// NOTE [depthwise three rows first]
+// At batch 1 a strip is one output row, and a 3x3 stride-1 strip reads exactly three input rows. The two-rows-ahead
+// walk loaded two of them before staging the taps and the third at its first step, after the taps' barrier: a second
+// memory round trip, in series with the first, on the path of every batch-1 3x3 NHWC case (384x14k3s1 b1: 2.93 us on
+// the H200, 2026-12-03, against a launch floor of 0.64 us and cuDNN's 2.53). Now all three slots are loaded before the
+// taps, and each step reloads the slot its row has just left with the row three on, so the walk keeps two rows in
+// flight as before. Rows above p_first * S - pad feed only the warm-up outputs, whose products the walk skips (NOTE
+// [depthwise strip ends]): they are not loaded (stride 2 started one row early), and their slot keeps zeros.
 
 /// One strip of one thread: rows [p_first, p_end) x columns [q0, q0 + COLS) x channels [c0, c0 + VEC), with the
 /// rolling accumulators of NOTE [depthwise rolling rows]. xb points at (n, c0) of X, y_base is the offset of (n, c0)
@@ -301,8 +311,15 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     for (int slot = 0; slot < kSlots; ++slot)
 #pragma unroll
         for (int j = 0; j < kInCols; ++j) ring[slot][j] = Raw<T, VEC>{};
-    rows.load(ih, ring[0]);
-    if constexpr (kTwoAhead) rows.load(ih + 1 <= ih_last ? ih + 1 : -1, ring[1]);
+    if constexpr (kTwoAhead) {
+        // All three slots before the taps are staged: NOTE [depthwise three rows first].
+        const int ih_first = p_first * S - g.pad_h;
+#pragma unroll
+        for (int j = 0; j < 3; ++j)
+            rows.load(ih + j >= ih_first && ih + j <= ih_last ? ih + j : -1, ring[j]);
+    } else {
+        rows.load(ih, ring[0]);
+    }
     before_walk();
     if (!active) return;
     pair_strip_bias<VEC, Math>(bias, bias_h2);
@@ -323,10 +340,10 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 #pragma unroll
                 for (int t = 0; t < S; ++t, ++ih) {
                     const int j = u * S + t;  // this row's slot is j % 3: the pass starts on slot 0
-                    if (ih + 2 <= ih_last) rows.load(ih + 2, ring[(j + 2) % 3]);
                     if (ih >= 0 && ih < g.h)  // padding rows add nothing
                         multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, ring[j % 3], t, acc, rot, p0 + u,
                                                                            p_first, p_end);
+                    if (ih + 3 <= ih_last) rows.load(ih + 3, ring[j % 3]);  // the slot row ih has just left
                 }
                 finish(std::bool_constant<kRotate>{}, rot, p0 + u);
             }
