@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One device call that checks a depthwise change whole, in about 350 s of the H200 (2026-12-03: ~240 s without the
+# sanitizers): the models stage (its export is CPU work) beside bench/depthwise_gpu, then the GPU kernel suite beside
+# the depthwise and separable tests under compute-sanitizer memcheck and racecheck (racecheck on plans of strata's
+# kernels only: cuBLASLt's nvjet kernels report hazards strata cannot change). Runs on the GPU machine from the
+# repository root with .device carried, like scripts/gpu_suite.sh, which does each part.
+#   GPU_CALL_TAG       names the bench's files (default: call)
+#   GPU_CALL_DWBENCH   flags for the bench (default: --precision fp16)
+#   GPU_CALL_SANITIZE  0 leaves the sanitizers out
+# Each gpu_suite.sh gets an output folder of its own (side by side, each would pack the others' files at its exit),
+# and everything comes back as one archive, $OUT/logs.tar.xz, with the bench's JSON beside it: the device tool brings
+# back at most 8 files.
+set -uo pipefail
+out=${OUT:-/tmp/strata_out}
+work=/tmp/gpu_call
+tag=${GPU_CALL_TAG:-call}
+rm -rf "$work" && mkdir -p "$work"/{models,bench,tests,sanitize}
+started=$(date +%s)
+since() { echo "$(( $(date +%s) - started )) s"; }
+
+OUT=$work/models timeout 330 scripts/gpu_suite.sh models > "$work/models/driver.log" 2>&1 &
+models=$!
+# The first gpu_suite.sh unpacks the binaries; the others wait for it.
+for _ in $(seq 180); do [[ -e build/.unpacked && .device/bin.tar.xz -ot build/.unpacked ]] && break; sleep 1; done
+sleep 2
+OUT=$work/bench DWBENCH_FLAGS="${GPU_CALL_DWBENCH:---precision fp16}" DWBENCH_TAG=$tag timeout 200 \
+    scripts/gpu_suite.sh dwbench > "$work/bench/driver.log" 2>&1
+echo "bench done ($(since))"
+grep -E "^\(|NOT MET|MET$|slower" "$work/bench/driver.log" | head -12
+
+OUT=$work/tests timeout 300 scripts/gpu_suite.sh tests > "$work/tests/driver.log" 2>&1 &
+tests=$!
+sanitize=
+if [[ ${GPU_CALL_SANITIZE:-1} == 1 ]]; then
+    sleep 2
+    OUT=$work/sanitize SANITIZE_TAG=dw SANITIZE_WARM=1 SANITIZE_WARM_SHARDS=2 SANITIZE_FILTER='*Depthwise*:*Separable*' \
+        SANITIZE_SHARDS=4 SANITIZE_TOGETHER=1 SANITIZE_UNTIL=240 \
+        SANITIZE_ENV_racecheck=STRATA_EXCLUDE_TACTICS=cudnn.conv,cudnn.conv_transpose,cublaslt.fc,cublaslt.matmul,cublaslt.gemm \
+        scripts/gpu_suite.sh sanitize > "$work/sanitize/driver.log" 2>&1 &
+    sanitize=$!
+fi
+wait $models $tests $sanitize
+echo "all done ($(since))"
+echo "--- kernel tests:"; grep -E "tests passed|tests failed|\(Failed\)|Skipped\)" "$work/tests/ctest_kernels.log" | tail -6
+echo "--- model tests:"; grep -E "tests passed|tests failed|\(Failed\)" "$work/models/driver.log" | tail -6
+[[ -n $sanitize ]] && { echo "--- sanitizers:"; grep -E "shard [0-9]+ exit" "$work/sanitize/driver.log"; }
+mkdir -p "$out"
+cp "$work/bench/depthwise_$tag.json" "$out/" 2>/dev/null
+tar -C "$work" -cJf "$out/logs.tar.xz" .
