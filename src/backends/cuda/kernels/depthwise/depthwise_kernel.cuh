@@ -20,7 +20,8 @@
 // a step: 16 for a 3x3 stride-1 strip of two fp16 columns, against its 72 HFMA2. A walk unrolled by A output rows
 // names the slots instead: output row p lives in slot (p - p_start) % A, a constant in each unrolled copy, so row p's
 // slot is stored and zeroed and then serves row p + A, and nothing moves. The two-rows-ahead walk is unrolled by three
-// for its register ring already, so where A divides three (3x3 stride 1) the rotation costs no code, and it rotates.
+// for its register ring already, so where A divides three (3x3 stride 1, and 5x5 stride 2 on 4-byte vectors) the
+// rotation costs no code, and it rotates.
 // The other walks shift. Unrolled by A they were slower on the H200 (2026-12-03, bench/depthwise_gpu, fp16): the
 // 5x5 cases by 5-9% (672x14k5s1 b128 42.64 -> 45.50 us, 1152x7k5s1 b8 5.17 -> 5.59 us), and back at their old times
 // once those walks shifted again (42.56 and 5.10 us, bench/RESULTS.md). Their kernels had grown 4.5x (the 5x5
@@ -325,12 +326,13 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
-    auto finish = [&](auto rotate, int slot, int p) {
-        finish_output_row<T, VEC, COLS, Math, A, decltype(rotate)::value>(prm, acc, slot, bias, bias_h2,
-                                                                          fast_epilogue, y_base, c0, q0, p, p_first);
+    // NOTE [depthwise accumulator rotation]: in the two-rows-ahead walk, step u's row p is slot u.
+    constexpr bool kRotate = kTwoAhead && 3 % A == 0;
+    auto finish = [&](int slot, int p) {
+        finish_output_row<T, VEC, COLS, Math, A, kRotate>(prm, acc, slot, bias, bias_h2, fast_epilogue, y_base, c0,
+                                                          q0, p, p_first);
     };
     if constexpr (kTwoAhead) {
-        constexpr bool kRotate = 3 % A == 0;  // NOTE [depthwise accumulator rotation]: step u's row p is slot u
         for (int p0 = p_first - (A - 1); p0 < p_end; p0 += 3) {
 #pragma unroll
             for (int u = 0; u < 3; ++u) {
@@ -345,7 +347,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
                                                                            p_first, p_end);
                     if (ih + 3 <= ih_last) rows.load(ih + 3, ring[j % 3]);  // the slot row ih has just left
                 }
-                finish(std::bool_constant<kRotate>{}, rot, p0 + u);
+                finish(rot, p0 + u);
             }
         }
     } else {
@@ -359,7 +361,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
                 if (ih >= 0 && ih < g.h)
                     multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, 0, p, p_first, p_end);
             }
-            finish(std::false_type{}, 0, p);
+            finish(0, p);
         }
     }
 }
