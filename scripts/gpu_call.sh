@@ -18,7 +18,7 @@ rm -rf "$work" && mkdir -p "$work"/{models,bench,tests,sanitize}
 started=$(date +%s)
 since() { echo "$(( $(date +%s) - started )) s"; }
 
-OUT=$work/models timeout 330 scripts/gpu_suite.sh models > "$work/models/driver.log" 2>&1 &
+OUT=$work/models timeout 450 scripts/gpu_suite.sh models > "$work/models/driver.log" 2>&1 &
 models=$!
 # The first gpu_suite.sh unpacks the binaries; the others wait for it.
 for _ in $(seq 180); do [[ -e build/.unpacked && .device/bin.tar.xz -ot build/.unpacked ]] && break; sleep 1; done

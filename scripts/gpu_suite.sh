@@ -296,7 +296,10 @@ for stage in "${stages[@]}"; do
             winners_flag=()
             [[ -n $winners && $winners != none ]] && winners_flag=(--winners "$winners")
             note "depthwise winners under ncu (${winners_flag[*]:-sweeping})"
-            ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/" --nvtx-include "winner cudnn.conv/" \
+            # DWNCU_NCU_FLAGS adds ncu flags, e.g. --cache-control none: by default ncu flushes the caches before
+            # each kernel, so a batch-1 case reads from DRAM, while in a network (and in the bench) it reads the
+            # previous layer's output from L2.
+            ncu --nvtx --nvtx-include "winner cuda.conv.depthwise/" --nvtx-include "winner cudnn.conv/" ${DWNCU_NCU_FLAGS:-} \
                 --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
                 --section MemoryWorkloadAnalysis --section SchedulerStats --section InstructionStats --section SourceCounters \
                 -f -o /tmp/dw_ncu \
