@@ -238,6 +238,29 @@ TEST(DepthwiseTileSelector, BatchOneSmallMapGetsTheSmallestTile) {
     EXPECT_EQ(t.threads, 960 / 8 * 49) << t.str();
 }
 
+// NOTE [depthwise one-row strips]: the batch-1 3x3 tiles of 16-byte vectors run the one-row kernel; 5x5, narrow
+// vectors, taller strips and the async ring do not.
+TEST(DepthwiseTileSelector, OneRowStripsOfThreeByThreeRunTheOneRowKernel) {
+    auto prm = dw_params(1, 384, 14, 3, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
+    EXPECT_EQ(t.rows, 1) << t.str();
+    EXPECT_TRUE(cuda::depthwise_one_row(prm.g, t, 2)) << t.str();
+    EXPECT_TRUE(cuda::depthwise_one_row(prm.g, cuda::select_depthwise_tile(prm, DType::f32, true, 132), 4));
+    cuda::DepthwiseTile taller = t;
+    taller.rows = 2;
+    EXPECT_FALSE(cuda::depthwise_one_row(prm.g, taller, 2));
+    cuda::DepthwiseTile async = t;
+    async.async_rows = true;
+    EXPECT_FALSE(cuda::depthwise_one_row(prm.g, async, 2));
+    auto narrow = dw_params(1, 42, 14, 3, 1, true);  // 42 channels: 4-byte vectors
+    cuda::DepthwiseTile tn = cuda::select_depthwise_tile(narrow, DType::f16, true, 132);
+    EXPECT_EQ(tn.vec, 2) << tn.str();
+    EXPECT_FALSE(cuda::depthwise_one_row(narrow.g, tn, 2)) << tn.str();
+    auto five = dw_params(1, 672, 14, 5, 1, true);
+    cuda::DepthwiseTile t5 = cuda::select_depthwise_tile(five, DType::f16, true, 132);
+    EXPECT_FALSE(cuda::depthwise_one_row(five.g, t5, 2)) << t5.str();
+}
+
 TEST(DepthwiseTileSelector, TileShrinksUntilTheGpuIsFull) {
     // Batch 8 at 112x112 with 32 channels has parallelism for some reuse but not for the largest tile.
     auto prm = dw_params(8, 32, 112, 3, 1, true);

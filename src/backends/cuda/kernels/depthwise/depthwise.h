@@ -60,6 +60,13 @@ struct DepthwiseTile {
     std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
 };
 
+/// A tiled NHWC tile that runs the one-row kernel (NOTE [depthwise one-row strips], depthwise_kernel.cuh): strips of
+/// one output row, 3x3, 16-byte vectors of `elem_bytes`-byte elements, rows not through the async ring.
+inline bool depthwise_one_row(const ConvGeometry& g, const DepthwiseTile& t, int elem_bytes) {
+    return t.kind == DepthwiseKernelKind::tiled_nhwc && t.rows == 1 && !t.async_rows && t.vec * elem_bytes == 16 &&
+           g.r == 3;
+}
+
 /// Why the depthwise family cannot run `g` at all (empty when it can): needs group == C and K % C == 0.
 std::string depthwise_problem(const ConvGeometry& g);
 

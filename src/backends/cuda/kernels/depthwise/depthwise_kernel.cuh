@@ -366,6 +366,51 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     }
 }
 
+// NOTE [depthwise one-row strips]
+// A strip of one output row (batch 1 and the small maps at batch 8) needs no walk: its K input rows are loaded at
+// once, multiplied into one accumulator row, and stored. dw_strip's walks ran it through code built for long strips:
+// the two-rows-ahead walk, unrolled by three output rows, each with two copies of the multiply and the float
+// epilogue's activation code, made dw_tiled_nhwc_kernel<__half, 8, 3, 1, 1, false> 11288 SASS instructions (5x5:
+// 4560), and a one-row strip executes a little of each copy. Under Nsight Compute (H200, 2026-12-03, caches warm)
+// 384x14k3s1 b1 fp16 ran 9881 cycles against cuDNN's 5664, with 54 of its ~120 PC samples stalled on "no
+// instruction" (cuDNN: 6 of ~110), and ~3000 more of its elapsed cycles outside any SM's active time than cuDNN's or
+// strata's own 5x5 kernel. So the 3x3 one-row strips of 16-byte vectors run a kernel of their own, dw_one_row: a few
+// hundred straight-line instructions. 5x5 and 7x7 are left out: their K input rows of 16-byte vectors would take
+// 100-200 registers at once.
+
+/// One output row p of a strip (NOTE [depthwise one-row strips]): columns [q0, q0 + COLS) x channels [c0, c0 + VEC),
+/// arguments as dw_strip's.
+template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
+__device__ __forceinline__ void dw_one_row(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base, int c0,
+                                           int q0, int p, bool active, BeforeWalk before_walk) {
+    constexpr int L = Math::kLanes;
+    constexpr int kInCols = (COLS - 1) * S + K;
+    const ConvGeometry& g = prm.g;
+    float bias[VEC];
+    __half2 bias_h2[L];
+    load_bias<VEC>(prm.epilogue, c0, bias);  // paired after before_walk: NOTE [depthwise bias after the taps]
+    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    const StripRows<T, VEC, kInCols> rows(prm, xb, q0 * S - g.pad_w);
+    const int ih0 = p * S - g.pad_h;
+    Raw<T, VEC> in[K][kInCols];
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+#pragma unroll
+        for (int j = 0; j < kInCols; ++j) in[r][j] = Raw<T, VEC>{};
+        rows.load(ih0 + r, in[r]);
+    }
+    before_walk();
+    if (!active) return;
+    pair_strip_bias<VEC, Math>(bias, bias_h2);
+    StripAcc<Math, 1, COLS> acc;
+    zero_strip<Math, 1, COLS>(acc);
+#pragma unroll
+    for (int r = 0; r < K; ++r)  // input row r is at offset r of the window: t = r - (K - S) in multiply_row's terms
+        if (ih0 + r >= 0 && ih0 + r < g.h)
+            multiply_row<T, VEC, K, S, COLS, Math, 1, false>(taps, in[r], r - (K - S), acc, 0, 0, 0);
+    finish_output_row<T, VEC, COLS, Math, 1, true>(prm, acc, 0, bias, bias_h2, fast_epilogue, y_base, c0, q0, p, p);
+}
+
 // NOTE [depthwise async rows]
 // The register ring above does not keep two rows in flight after all. In the sm_90 SASS of the NHWC fp16 3x3 kernel
 // every row load of a thread sets the same scoreboard (SB5), and the first HFMA2 of each row waits for that whole
@@ -477,9 +522,11 @@ __device__ __forceinline__ StripAt strip_at(const TiledArgs& a, uint32_t strip, 
 
 // Grid: x over strips (block_y per block), y over channel blocks (blockDim.x vectors of VEC channels each). At least
 // two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM.
-// ASYNC: the rows go through a cp.async ring in shared memory after the taps (NOTE [depthwise async rows]).
-template <class T, int VEC, int K, int S, int COLS, bool ASYNC>
+// ASYNC: the rows go through a cp.async ring in shared memory after the taps (NOTE [depthwise async rows]). ONE_ROW:
+// strips of one output row (a.rows == 1), NOTE [depthwise one-row strips].
+template <class T, int VEC, int K, int S, int COLS, bool ASYNC, bool ONE_ROW = false>
 __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
+    static_assert(!(ASYNC && ONE_ROW), "a one-row strip has no rows to stream");
     using Math = typename MathFor<T, VEC>::type;
     extern __shared__ __align__(16) unsigned char smem[];
     auto* w_s = reinterpret_cast<typename Math::Tap*>(smem);  // [K*K][blockDim.x * VEC]
@@ -541,7 +588,9 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     auto before_walk = [&] {
         if (!prm.pdl) stage_taps();
     };
-    if constexpr (ASYNC) {
+    if constexpr (ONE_ROW) {
+        dw_one_row<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, active, before_walk);
+    } else if constexpr (ASYNC) {
         auto* ring = reinterpret_cast<Raw<T, VEC>*>(smem + a.ring_offset) + (threadIdx.y * blockDim.x + threadIdx.x);
         dw_strip_async<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, ring,
                                                  nthreads, before_walk);
@@ -656,6 +705,17 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
                           smem, stream, prm.pdl, a);
         };
         using std::integral_constant;
+        if constexpr (K == 3) {  // NOTE [depthwise one-row strips]
+            if (depthwise_one_row(prm.g, tile, static_cast<int>(sizeof(T)))) {
+                if (tile.cols == 2)
+                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, false, true>, grid, block, smem, stream,
+                                  prm.pdl, a);
+                else
+                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, false, true>, grid, block, smem, stream,
+                                  prm.pdl, a);
+                return;
+            }
+        }
         if (tile.async_rows) {
             if (tile.cols == 2)
                 launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, true>, grid, block, smem, stream, a);

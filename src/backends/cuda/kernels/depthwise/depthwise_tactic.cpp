@@ -102,7 +102,11 @@ public:
         depthwise_forward_launch(prm, tile_, dtype_, stream);
     }
 
-    std::string detail() const override { return params_.pdl ? tile_.str() + ", pdl" : tile_.str(); }
+    std::string detail() const override {
+        std::string d = tile_.str();
+        if (depthwise_one_row(params_.g, tile_, static_cast<int>(dtype_size(dtype_)))) d += ", one-row kernel";
+        return params_.pdl ? d + ", pdl" : d;
+    }
 
 private:
     StepDesc desc_;
