@@ -279,6 +279,9 @@ __device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
 // taps, and each step reloads the slot its row has just left with the row three on, so the walk keeps two rows in
 // flight as before. Rows above p_first * S - pad feed only the warm-up outputs, whose products the walk skips (NOTE
 // [depthwise strip ends]): they are not loaded (stride 2 started one row early), and their slot keeps zeros.
+// Measured on the H200 (2026-12-03), the prediction (2.93 -> ~2.3 us) was wrong: 3.09 us, and batch 1 moved as much on
+// kernels this did not touch. Nsight Compute then found the time in instruction fetch (NOTE [depthwise one-row strips]),
+// and batch-1 3x3 strips no longer take this walk.
 
 /// One strip of one thread: rows [p_first, p_end) x columns [q0, q0 + COLS) x channels [c0, c0 + VEC), with the
 /// rolling accumulators of NOTE [depthwise rolling rows]. xb points at (n, c0) of X, y_base is the offset of (n, c0)
@@ -376,7 +379,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 // instruction" (cuDNN: 6 of ~110), and ~3000 more of its elapsed cycles outside any SM's active time than cuDNN's or
 // strata's own 5x5 kernel. So the 3x3 one-row strips of 16-byte vectors run a kernel of their own, dw_one_row: a few
 // hundred straight-line instructions. 5x5 and 7x7 are left out: their K input rows of 16-byte vectors would take
-// 100-200 registers at once.
+// 100-200 registers at once. Measured (H200, 2026-12-03, bench/depthwise_gpu): 384x14k3s1 b1 fp16 3.09 -> 2.39 us
+// (2.62 in a second call; predicted ~2.3), the batch-1 3x3 fp16 cases x0.77-0.94, the one-row batch-8 ones x0.82-0.90.
 
 /// One output row p of a strip (NOTE [depthwise one-row strips]): columns [q0, q0 + COLS) x channels [c0, c0 + VEC),
 /// arguments as dw_strip's.
