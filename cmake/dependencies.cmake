@@ -48,11 +48,11 @@ find_path(STRATA_CBLAS_INCLUDE cblas.h PATHS /usr/include/x86_64-linux-gnu/openb
 target_include_directories(strata_blas SYSTEM INTERFACE "${STRATA_CBLAS_INCLUDE}")
 add_library(strata::blas ALIAS strata_blas)
 
-# --- Header-only libraries: fmt (header-only mode, so no libfmt.so at run time), nlohmann-json, CLI11, stb_image.
+# --- fmt's headers (its compiled part is src/core/fmt_library.cpp, so no libfmt.so at run time), and the
+# header-only libraries nlohmann-json, CLI11, stb_image.
 find_path(STRATA_FMT_INCLUDE fmt/format.h REQUIRED)
-add_library(fmt_header_only INTERFACE)
-target_include_directories(fmt_header_only SYSTEM INTERFACE "${STRATA_FMT_INCLUDE}")
-target_compile_definitions(fmt_header_only INTERFACE FMT_HEADER_ONLY=1)
+add_library(strata_fmt_headers INTERFACE)
+target_include_directories(strata_fmt_headers SYSTEM INTERFACE "${STRATA_FMT_INCLUDE}")
 find_path(STRATA_JSON_INCLUDE nlohmann/json.hpp REQUIRED)
 add_library(nlohmann_json_header_only INTERFACE)
 target_include_directories(nlohmann_json_header_only SYSTEM INTERFACE "${STRATA_JSON_INCLUDE}")
