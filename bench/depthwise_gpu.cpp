@@ -57,6 +57,7 @@ struct Options {
     bool pdl_column = true;  ///< --pdl column: the strata winner also timed with PDL (sm_90 and newer)
     std::string json;
     std::string winners;  ///< --winners FILE: launch only each side's winner recorded in an earlier --json
+    bool every_config = false;  ///< --configs all: every config of strata's tactic timed fully and printed
     bool help = false;
 };
 
@@ -94,6 +95,10 @@ void print_help() {
         "                        (STRATA_PDL=0) and the fastest again with programmatic dependent launch\n"
         "                        (STRATA_PDL=1, sm_90 and newer), in a 'PDL us' column; off: no column,\n"
         "                        STRATA_PDL as the environment sets it\n"
+        "  --configs MODE        best (default): the fastest config only; all: every config of strata's\n"
+        "                        tactic that applies is timed fully (no quick look first) and printed as it\n"
+        "                        is timed, to see what the losers cost (cuDNN keeps its quick look: its\n"
+        "                        slowest algorithms take seconds each)\n"
         "  --json FILE           also write every row and the summaries as JSON\n"
         "  --winners FILE        no sweep: each side runs only the config (and layout) that won each case in\n"
         "                        FILE, an earlier run's --json, timed once more and launched in the NVTX range\n"
@@ -115,6 +120,12 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
         start = end + 1;
     }
     return items;
+}
+
+bool parse_configs_mode(const std::string& value) {
+    if (value == "all") return true;
+    if (value == "best") return false;
+    throw UsageError(fmt::format("--configs: unknown '{}' (best, all)", value));
 }
 
 bool parse_pdl_mode(const std::string& value) {
@@ -193,6 +204,8 @@ Options parse(int argc, char** argv) {
             o.json = value;
         else if (flag == "--winners")
             o.winners = value;
+        else if (flag == "--configs")
+            o.every_config = parse_configs_mode(value);
         else
             throw UsageError(fmt::format("unknown flag {}", flag));
     }
@@ -323,16 +336,23 @@ Side recorded_winner(const cuda::CudaTactic& tactic, const Winners& winners, con
 /// `pdl_column`: the configs are swept with plain launches, and the fastest is timed again with PDL (Side::pdl_us).
 /// `winners` (--winners): no sweep, only the recorded winner (recorded_winner).
 KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInfo& info, cudaStream_t stream,
-                           bool pdl_column, const Winners* winners) {
-    return [&tactic, &info, stream, pdl_column, winners](const DwCase& c, Layout layout, int slots) {
+                           bool pdl_column, const Winners* winners, bool every_config) {
+    return [&tactic, &info, stream, pdl_column, winners, every_config](const DwCase& c, Layout layout, int slots) {
         auto graph = depthwise_graph(c);
         cuda::StepDesc desc = bench::step_desc(*graph, graph->nodes().front(), c.dtype, layout, info);
         bench::StepSlots buffers = bench::make_step_slots(desc, slots, stream);
         std::optional<ScopedEnv> plain;
         if (pdl_column) plain.emplace("STRATA_PDL", "0");
         if (winners) return recorded_winner(tactic, *winners, c, layout, buffers, desc, slots, stream);
+        bench::SweepReport report;
+        if (every_config)
+            report = [&](const bench::TimedConfig& t) {
+                std::printf("    %s %s %9.2f us  %s [%s]\n", case_name(c).c_str(), layout_name(layout),
+                            t.ms * 1e3, t.name.c_str(), t.detail.c_str());
+                std::fflush(stdout);  // a run cut short by a time limit keeps what it printed
+            };
         bench::TacticSweep sweep =
-            bench::sweep_tactic(tactic, desc, buffers, launches_per_graph(slots), kReplays, stream);
+            bench::sweep_tactic(tactic, desc, buffers, launches_per_graph(slots), kReplays, stream, report);
         Side side;
         if (!sweep.best) {
             side.note = sweep.refusal.empty() ? "no config ran" : sweep.refusal;
@@ -844,8 +864,9 @@ int main(int argc, char** argv) try {
     const bool pdl_column = o.pdl_column && info.compute_capability() >= 90;
     const Winners* recorded = winners ? &*winners : nullptr;
     if (strata_tactic)
-        sides.strata = tactic_timing(*strata_tactic, info, stream.get(), pdl_column && !recorded, recorded);
-    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false, recorded);
+        sides.strata = tactic_timing(*strata_tactic, info, stream.get(), pdl_column && !recorded, recorded,
+                                     o.every_config);
+    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false, recorded, false);
     sides.strata_missing = fmt::format("missing: no tactic {} in this build", o.strata_tactic);
     sides.cudnn_missing = fmt::format("missing: no tactic {} (cuDNN not found?)", kCudnnTactic);
 

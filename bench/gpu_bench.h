@@ -144,10 +144,14 @@ inline double time_kernel_slots(cuda::CudaKernel& kernel, const StepSlots& slots
     return time_slot_launches(launch, static_cast<int>(buffers.size()), launches, replays, stream, what);
 }
 
+/// Called with every config a sweep times fully.
+using SweepReport = std::function<void(const TimedConfig&)>;
+
 /// Times each config of `tactic` that can implement `desc` on `slots` (launch i of a graph on slot i % count),
-/// keeps the fastest. A config that throws is reported on stderr and skipped.
+/// keeps the fastest. A config that throws is reported on stderr and skipped. With `report`, every config is timed
+/// fully (no quick look) and reported, so that the losers' times can be read too.
 inline TacticSweep sweep_tactic(const cuda::CudaTactic& tactic, const cuda::StepDesc& desc, const StepSlots& slots,
-                                int launches, int replays, cudaStream_t stream) {
+                                int launches, int replays, cudaStream_t stream, const SweepReport& report = {}) {
     TacticSweep sweep;
     for (int c = 0; c < tactic.num_configs; ++c) {
         std::string label = config_label(tactic, c);
@@ -163,9 +167,11 @@ inline TacticSweep sweep_tactic(const cuda::CudaTactic& tactic, const cuda::Step
             // A quick look first (slow configs, e.g. cuDNN's FFT on depthwise, take seconds to time fully).
             const double quick = time_kernel_slots(*kernel, slots, static_cast<int>(slots.slots.size()), kQuickReplays,
                                                    stream, desc.name + " " + label);
-            if (sweep.best && quick > kQuickMargin * sweep.best->ms) continue;
+            if (!report && sweep.best && quick > kQuickMargin * sweep.best->ms) continue;
             double ms = time_kernel_slots(*kernel, slots, launches, replays, stream, desc.name + " " + label);
-            if (!sweep.best || ms < sweep.best->ms) sweep.best = TimedConfig{ms, label, kernel->detail(), c};
+            TimedConfig timed{ms, label, kernel->detail(), c};
+            if (report) report(timed);
+            if (!sweep.best || ms < sweep.best->ms) sweep.best = std::move(timed);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "  %s on %s failed: %s\n", label.c_str(), desc.name.c_str(), e.what());
             if (sweep.refusal.empty()) sweep.refusal = fmt::format("{}: failed: {}", label, e.what());

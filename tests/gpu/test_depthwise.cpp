@@ -5,8 +5,11 @@
 // and the tile selector's choices (host-only, runs without a GPU).
 #include <cstdlib>
 
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/host_pack.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "conv_gpu_check.h"
+#include "core/check.h"
 #include "unverified_scope.h"
 
 namespace strata::test {
@@ -197,6 +200,69 @@ TEST(GpuDepthwise, ResidualIsAddedBeforeActivation) {
             for (Layout layout : kLayouts)
                 for (int config : {0, 3, 8, 9, 10, 11, 12, 14, 16})
                     check_config(cc, config, dt, layout, seed += 10, /*residual=*/true);
+}
+
+// One launch of `config` on `graph`'s node with the weights `weight_offset` bytes into their buffer; the output's
+// bytes. A weight offset of one element is not 16-byte aligned, so the NHWC kernels stage their taps element by
+// element instead of as dense vectors (NOTE [depthwise dense taps]).
+std::vector<uint8_t> run_with_weights_at(const ir::Graph& graph, const cuda::StepDesc& desc, int config,
+                                         size_t weight_offset, uint64_t seed) {
+    UnverifiedTacticsScope unverified;
+    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kTactic);
+    STRATA_ASSERT(tactic != nullptr, "no tactic {}", kTactic);
+    std::unique_ptr<cuda::CudaKernel> kernel = tactic->make(desc, config);
+    const ir::Node& node = graph.nodes()[0];
+    const Tensor x = round_to(random_tensor(DType::f32, desc.inputs[0].shape, seed), desc.inputs[0].dtype);
+    DeviceTensor dx = to_device(x, desc.inputs[0]);
+    const Tensor w = round_to(*graph.value(node.inputs[1]).constant, desc.inputs[1].dtype);
+    const std::vector<uint8_t> w_bytes = cuda::pack_host(w, desc.inputs[1]);
+    cuda::DeviceBuffer dw(w_bytes.size() + weight_offset, "the offset weights");
+    auto* w_at = static_cast<uint8_t*>(dw.data()) + weight_offset;
+    STRATA_CUDA_CHECK(cudaMemcpy(w_at, w_bytes.data(), w_bytes.size(), cudaMemcpyHostToDevice), "weights upload");
+    std::optional<DeviceTensor> bias;
+    if (node.inputs.size() > 2 && node.inputs[2] != ir::kNoValue)
+        bias.emplace(to_device(*graph.value(node.inputs[2]).constant, desc.inputs[2]));
+    cuda::DeviceBuffer y(desc.outputs[0].bytes(), "the output");
+    STRATA_CUDA_CHECK(cudaMemset(y.data(), 0xFF, y.bytes()), "poisoning the output");
+    cuda::StepBuffers buffers;
+    buffers.inputs = {dx.buffer.data(), w_at, bias ? bias->buffer.data() : nullptr};
+    buffers.inputs.resize(node.inputs.size());
+    buffers.outputs = {y.data()};
+    cuda::DeviceBuffer workspace(kernel->workspace_bytes(), "workspace");
+    buffers.workspace = workspace.data();
+    kernel->launch(buffers, nullptr);
+    cuda::check_launch("the offset-weights launch");
+    STRATA_CUDA_CHECK(cudaDeviceSynchronize(), "the offset-weights launch");
+    std::vector<uint8_t> out(y.bytes());
+    STRATA_CUDA_CHECK(cudaMemcpy(out.data(), y.data(), out.size(), cudaMemcpyDeviceToHost), "reading the output");
+    return out;
+}
+
+// The dense-vector tap staging and the element-by-element one put the same values in the same places, so the two
+// outputs agree bit for bit: on blocks whose last channel block is part-filled (C = 40 and 136 of blocks of 32 or
+// more channels), every K, and the one-row, walking and async-row kernels (configs 1, 3, 13).
+TEST(GpuDepthwise, DenseAndElementwiseTapStagingGiveTheSameBits) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 3000;
+    const GpuConvCase cases[] = {dw_case(1, 136, 14, 14, 3, 2, 1, UnaryKind::Relu6), dw_case(2, 40, 12, 13, 5, 1, 2),
+                                 dw_case(1, 64, 9, 11, 7, 1, 3, UnaryKind::SiLU), dw_case(3, 24, 10, 10, 3, 1, 1)};
+    int compared = 0;
+    for (const GpuConvCase& cc : cases)
+        for (DType dt : kDtypes)
+            for (int config : {0, 1, 3, 13}) {
+                seed += 10;
+                auto graph = conv_case_graph(cc, seed);
+                const cuda::StepDesc desc = make_desc(*graph, graph->nodes()[0], dt, Layout::nhwc);
+                if (!cuda::CudaTacticRegistry::global().find(kTactic)->can_implement(desc, config).empty()) continue;
+                const std::string what = fmt::format("config {} {}: {} (seed {})", config, dtype_name(dt), cc.str(), seed);
+                const std::vector<uint8_t> dense = run_with_weights_at(*graph, desc, config, 0, seed);
+                const std::vector<uint8_t> each = run_with_weights_at(*graph, desc, config, dtype_size(dt), seed);
+                size_t differ = 0;
+                for (size_t i = 0; i < dense.size(); ++i) differ += dense[i] != each[i];
+                EXPECT_EQ(differ, 0u) << what;
+                ++compared;
+            }
+    EXPECT_GT(compared, 24);
 }
 
 // ---- the tile selector (host code: runs without a GPU) ----

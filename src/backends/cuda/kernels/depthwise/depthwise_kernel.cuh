@@ -524,6 +524,59 @@ __device__ __forceinline__ StripAt strip_at(const TiledArgs& a, uint32_t strip, 
     return s;
 }
 
+// NOTE [depthwise dense taps]
+// A block stages the taps of its block_c channels, K*K each, into shared memory as [tap][channel]. Element by element
+// that took ceil(K*K * block_c / threads / 4) memory round trips one after another (batches of 4 loads in flight per
+// thread): 2 for 144x56k3s2 (1296 taps, 252 threads), 7 for 240x28k5s1 (6000 taps, 240 threads), before the first
+// multiply. Where W holds each channel's K*K taps together and the channels one after another ([C][K][K], strides
+// K*K, K, 1: a depthwise filter in NCHW and in NHWC alike), the block's taps are one contiguous run of whole 16-byte
+// vectors (block_c * sizeof(T) and C * sizeof(T) are multiples of 16 for the wide kernels), so each thread loads its
+// vectors at once (one round trip for up to 4 per thread) and scatters their elements into the [tap][channel] layout.
+// Measured (H200, 2026-12-04, bench/depthwise_gpu fp16, against the same morning's run): 240x28k5s1 b8 10.33 ->
+// 8.95 us (predicted ~9.0), b1 5.95 -> 4.68, b128 63.67 -> 57.14; 144x56k3s2 b1 2.90 -> 2.74 (predicted ~2.6); the
+// batch-1 3x3 maps of 14 and 7, whose taps took one round trip already, 2.30-2.57 -> 2.57-2.65 (slower, or the
+// call-to-call spread of batch-1 times; not separated yet).
+
+/// True when W is [C][K][K] with 16-byte alignment: stage_dense_taps applies.
+__device__ __forceinline__ bool dense_taps(const DepthwiseParams& prm, int k) {
+    return prm.w_stride[3] == 1 && prm.w_stride[2] == k && prm.w_stride[0] == int64_t{k} * k &&
+           reinterpret_cast<uintptr_t>(prm.w) % 16 == 0;
+}
+
+/// Stages channels [c_first, c_first + block_c) of a [C][K][K] W into w_s[tap * block_c + channel] (NOTE [depthwise
+/// dense taps]); channels at or past C get zeros. The caller synchronises.
+template <class T, int K, class Math, int kPer>
+__device__ __forceinline__ void stage_dense_taps(const T* w, int c_first, int block_c, int c, typename Math::Tap* w_s,
+                                                 int nthreads) {
+    constexpr int KK = K * K, kBatch = 4;
+    const int nc = min(block_c, c - c_first);
+    const int vecs = nc * KK / kPer;
+    const uint4* src = reinterpret_cast<const uint4*>(w + c_first * KK);
+    const int first = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int base = first; base < vecs; base += kBatch * nthreads) {
+        uint4 v[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+            if (base + b * nthreads < vecs) v[b] = __ldg(src + base + b * nthreads);
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int i = base + b * nthreads;
+            if (i >= vecs) break;
+            T vals[kPer];
+            memcpy(vals, &v[b], sizeof(vals));
+#pragma unroll
+            for (int e = 0; e < kPer; ++e) {
+                const int elem = i * kPer + e, channel = elem / KK, tap = elem - channel * KK;
+                w_s[tap * block_c + channel] = Math::stage(vals[e]);
+            }
+        }
+    }
+    for (int i = nc * KK + first; i < block_c * KK; i += nthreads) {
+        const int channel = i / KK, tap = i - channel * KK;
+        w_s[tap * block_c + channel] = Math::stage(from_float<T>(0.0f));
+    }
+}
+
 // Grid: x over strips (block_y per block), y over channel blocks (blockDim.x vectors of VEC channels each). At least
 // two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM.
 // ASYNC: the rows go through a cp.async ring in shared memory after the taps (NOTE [depthwise async rows]). ONE_ROW:
@@ -544,7 +597,7 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     // stored: storing each one as it came made a thread wait a memory round trip per element (~7 for 3x3 over 192
     // channels and 240 threads), the longest chain before a batch-1 block's first multiply.
     // Offsets into W in 32 bits: a depthwise filter has K*K*C elements.
-    auto stage_taps = [&] {
+    auto stage_taps_each = [&] {
         constexpr int kTapBatch = 4;
         const int ws0 = static_cast<int>(prm.w_stride[0]), ws2 = static_cast<int>(prm.w_stride[2]),
                   ws3 = static_cast<int>(prm.w_stride[3]);
@@ -567,6 +620,16 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
             for (int b = 0; b < kTapBatch; ++b)
                 if (base + b * nthreads < total) w_s[base + b * nthreads] = Math::stage(v[b]);
         }
+    };
+    auto stage_taps = [&] {
+        if constexpr (VEC * sizeof(T) == 16) {
+            if (dense_taps(prm, K)) {
+                stage_dense_taps<T, K, Math, 16 / sizeof(T)>(w, c_first, block_c, prm.g.c, w_s, nthreads);
+                __syncthreads();
+                return;
+            }
+        }
+        stage_taps_each();
         __syncthreads();
     };
     const int cvec_raw = blockIdx.y * blockDim.x + threadIdx.x;
