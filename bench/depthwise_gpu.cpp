@@ -57,6 +57,7 @@ struct Options {
     bool pdl_column = true;  ///< --pdl column: the strata winner also timed with PDL (sm_90 and newer)
     std::string json;
     std::string winners;  ///< --winners FILE: launch only each side's winner recorded in an earlier --json
+    int weights_offset = 0;  ///< --weights-offset BYTES: strata's weights that far into their buffer
     bool every_config = false;  ///< --configs all: every config of strata's tactic timed fully and printed
     bool help = false;
 };
@@ -99,6 +100,9 @@ void print_help() {
         "                        tactic that applies is timed fully (no quick look first) and printed as it\n"
         "                        is timed, to see what the losers cost (cuDNN keeps its quick look: its\n"
         "                        slowest algorithms take seconds each)\n"
+        "  --weights-offset N    strata's weights start N bytes (0, 4, 8 or 12) into their buffer (default\n"
+        "                        0): an offset that breaks 16-byte alignment times the\n"
+        "                        NHWC kernels' element-by-element tap staging instead of the dense one\n"
         "  --json FILE           also write every row and the summaries as JSON\n"
         "  --winners FILE        no sweep: each side runs only the config (and layout) that won each case in\n"
         "                        FILE, an earlier run's --json, timed once more and launched in the NVTX range\n"
@@ -120,6 +124,14 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
         start = end + 1;
     }
     return items;
+}
+
+int parse_weights_offset(const std::string& value) {
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || v < 0 || v > 12 || v % 4 != 0)
+        throw UsageError(fmt::format("--weights-offset: '{}' is not 0, 4, 8 or 12", value));
+    return static_cast<int>(v);
 }
 
 bool parse_configs_mode(const std::string& value) {
@@ -204,6 +216,8 @@ Options parse(int argc, char** argv) {
             o.json = value;
         else if (flag == "--winners")
             o.winners = value;
+        else if (flag == "--weights-offset")
+            o.weights_offset = parse_weights_offset(value);
         else if (flag == "--configs")
             o.every_config = parse_configs_mode(value);
         else
@@ -336,11 +350,12 @@ Side recorded_winner(const cuda::CudaTactic& tactic, const Winners& winners, con
 /// `pdl_column`: the configs are swept with plain launches, and the fastest is timed again with PDL (Side::pdl_us).
 /// `winners` (--winners): no sweep, only the recorded winner (recorded_winner).
 KernelTiming tactic_timing(const cuda::CudaTactic& tactic, const cuda::DeviceInfo& info, cudaStream_t stream,
-                           bool pdl_column, const Winners* winners, bool every_config) {
-    return [&tactic, &info, stream, pdl_column, winners, every_config](const DwCase& c, Layout layout, int slots) {
+                           bool pdl_column, const Winners* winners, bool every_config, int weights_offset) {
+    return [&tactic, &info, stream, pdl_column, winners, every_config, weights_offset](const DwCase& c, Layout layout,
+                                                                                       int slots) {
         auto graph = depthwise_graph(c);
         cuda::StepDesc desc = bench::step_desc(*graph, graph->nodes().front(), c.dtype, layout, info);
-        bench::StepSlots buffers = bench::make_step_slots(desc, slots, stream);
+        bench::StepSlots buffers = bench::make_step_slots(desc, slots, stream, static_cast<size_t>(weights_offset));
         std::optional<ScopedEnv> plain;
         if (pdl_column) plain.emplace("STRATA_PDL", "0");
         if (winners) return recorded_winner(tactic, *winners, c, layout, buffers, desc, slots, stream);
@@ -865,8 +880,8 @@ int main(int argc, char** argv) try {
     const Winners* recorded = winners ? &*winners : nullptr;
     if (strata_tactic)
         sides.strata = tactic_timing(*strata_tactic, info, stream.get(), pdl_column && !recorded, recorded,
-                                     o.every_config);
-    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false, recorded, false);
+                                     o.every_config, o.weights_offset);
+    if (cudnn) sides.cudnn = tactic_timing(*cudnn, info, stream.get(), false, recorded, false, 0);
     sides.strata_missing = fmt::format("missing: no tactic {} in this build", o.strata_tactic);
     sides.cudnn_missing = fmt::format("missing: no tactic {} (cuDNN not found?)", kCudnnTactic);
 

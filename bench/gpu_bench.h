@@ -58,7 +58,10 @@ struct StepSlots {
     std::vector<cuda::StepBuffers> slots;  ///< workspace left null: it belongs to the kernel being timed
 };
 
-inline StepSlots make_step_slots(const cuda::StepDesc& desc, int count, cudaStream_t stream) {
+/// `weight_offset`: input 1 (a convolution's weights) starts that many bytes into its buffer, to time a kernel's
+/// unaligned-weights path (the depthwise kernels' element-wise tap staging, NOTE [depthwise dense taps]).
+inline StepSlots make_step_slots(const cuda::StepDesc& desc, int count, cudaStream_t stream,
+                                 size_t weight_offset = 0) {
     STRATA_ASSERT(count >= 1, "make_step_slots: count {}", count);
     StepSlots s;
     for (int k = 0; k < count; ++k) {
@@ -69,9 +72,11 @@ inline StepSlots make_step_slots(const cuda::StepDesc& desc, int count, cudaStre
                 b.inputs.push_back(nullptr);
                 continue;
             }
-            s.memory.emplace_back(t.bytes(), "bench input");
-            cuda::fill_random(s.memory.back().data(), t.dtype, t.numel(), 7 + 131 * k + i, stream);
-            b.inputs.push_back(s.memory.back().data());
+            const size_t offset = i == 1 ? weight_offset : 0;
+            s.memory.emplace_back(t.bytes() + offset, "bench input");
+            void* at = static_cast<char*>(s.memory.back().data()) + offset;
+            cuda::fill_random(at, t.dtype, t.numel(), 7 + 131 * k + i, stream);
+            b.inputs.push_back(at);
         }
         for (const cuda::TensorDesc& t : desc.outputs) {
             s.memory.emplace_back(t.bytes(), "bench output");

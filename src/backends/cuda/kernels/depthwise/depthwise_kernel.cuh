@@ -534,8 +534,11 @@ __device__ __forceinline__ StripAt strip_at(const TiledArgs& a, uint32_t strip, 
 // vectors at once (one round trip for up to 4 per thread) and scatters their elements into the [tap][channel] layout.
 // Measured (H200, 2026-12-04, bench/depthwise_gpu fp16, against the same morning's run): 240x28k5s1 b8 10.33 ->
 // 8.95 us (predicted ~9.0), b1 5.95 -> 4.68, b128 63.67 -> 57.14; 144x56k3s2 b1 2.90 -> 2.74 (predicted ~2.6); the
-// batch-1 3x3 maps of 14 and 7, whose taps took one round trip already, 2.30-2.57 -> 2.57-2.65 (slower, or the
-// call-to-call spread of batch-1 times; not separated yet).
+// batch-1 3x3 maps of 14 and 7, whose taps took one round trip already, 2.30-2.57 -> 2.57-2.65 in that call. Within
+// one call (bench/depthwise_gpu --weights-offset 4 puts W off 16-byte alignment, so the element path runs) the dense
+// path was the faster on every case, twice over: 384x14k3s1 b1 2.47 against 2.55-2.58 us, 960x7k3s1 b1 2.55-2.57
+// against 2.66-2.70, 144x56k3s2 b1 2.72 against 3.15, 240x28k5s1 b8 8.93 against 10.37: the slower batch-1 times
+// were the spread between calls.
 
 /// True when W is [C][K][K] with 16-byte alignment: stage_dense_taps applies.
 __device__ __forceinline__ bool dense_taps(const DepthwiseParams& prm, int k) {
