@@ -254,7 +254,8 @@ TEST(GpuDepthwise, DenseAndElementwiseTapStagingGiveTheSameBits) {
                 auto graph = conv_case_graph(cc, seed);
                 const cuda::StepDesc desc = make_desc(*graph, graph->nodes()[0], dt, Layout::nhwc);
                 if (!cuda::CudaTacticRegistry::global().find(kTactic)->can_implement(desc, config).empty()) continue;
-                const std::string what = fmt::format("config {} {}: {} (seed {})", config, dtype_name(dt), cc.str(), seed);
+                const std::string what =
+                    fmt::format("config {} {}: {} (seed {})", config, dtype_name(dt), cc.str(), seed);
                 const std::vector<uint8_t> dense = run_with_weights_at(*graph, desc, config, 0, seed);
                 const std::vector<uint8_t> each = run_with_weights_at(*graph, desc, config, dtype_size(dt), seed);
                 size_t differ = 0;
