@@ -86,6 +86,34 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
     *reinterpret_cast<Raw<__half, 2 * L>*>(y + off) = raw;
 }
 
+// NOTE [depthwise pinned addresses]
+// nvcc recomputes values derived from kernel parameters where they are used rather than keep them in registers: in
+// the sm_90 SASS of the async NHWC fp16 3x3 kernel every input row rebuilt X's 64-bit address of (n, c0) from the
+// strides (IMAD.WIDE and sign extensions, ~15 instructions), every column re-tested its bounds and reloaded the
+// column stride from constant memory, and every store rebuilt Y's (n, c0) offset the same way: ~90 instructions to
+// issue a row's four cp.async and ~20 per 16-byte store, against 72 HFMA2 a row. Nsight Compute (H200, 2026-12-04,
+// 144x56k3s1 b32) counted 3303 instructions per warp of that kernel, 19% of them HFMA2. A value passed through an
+// empty asm volatile cannot be recomputed (the compiler does not know what the asm did to it), so it stays in a
+// register: `pinned` does that for the strip's base addresses and the loop invariants of its loads.
+template <class T>
+__device__ __forceinline__ T* pinned(T* p) {
+    auto bits = reinterpret_cast<uintptr_t>(p);
+    asm volatile("" : "+l"(bits));
+    return reinterpret_cast<T*>(bits);
+}
+__device__ __forceinline__ int64_t pinned(int64_t v) {
+    asm volatile("" : "+l"(v));
+    return v;
+}
+__device__ __forceinline__ int pinned(int v) {
+    asm volatile("" : "+r"(v));
+    return v;
+}
+__device__ __forceinline__ uint32_t pinned(uint32_t v) {
+    asm volatile("" : "+r"(v));
+    return v;
+}
+
 /// The input rows of one strip: N vectors a row from column iw0 on. A row outside the map, or a column outside it, is
 /// never read and its registers are never written: the walk zeroes its row registers once before the first load
 /// (columns outside the map then stay zero: all-zero bits are +0 in every float type) and skips the multiply of a row
@@ -448,21 +476,30 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;  // row j of the walk is input row ih + j
-    const uint32_t ring_s = shared_address(ring);
-    const uint32_t column_bytes = static_cast<uint32_t>(threads) * 16, slot_bytes = kInCols * column_bytes;
+    // The copies' loop invariants, computed once and pinned (NOTE [depthwise pinned addresses]): each column's offset
+    // from xb in elements and its source size (0 for a column outside the map: zeros, nothing read, from the row's
+    // start), the rows the walk reads, and the ring's addresses.
+    const uint32_t ring_s = pinned(shared_address(ring));
+    const uint32_t column_bytes = pinned(static_cast<uint32_t>(threads) * 16);
+    const uint32_t slot_bytes = pinned(kInCols * column_bytes);
+    const int row_stride = pinned(static_cast<int>(prm.x_stride[2]));
+    const int row_last = pinned(active ? min(ih_last, g.h - 1) : -1);
+    int col_off[kInCols], col_bytes[kInCols];
+#pragma unroll
+    for (int c = 0; c < kInCols; ++c) {
+        const int iw = iw0 + c;
+        const bool in = iw >= 0 && iw < g.w;
+        col_off[c] = pinned(in ? iw * static_cast<int>(prm.x_stride[3]) : 0);
+        col_bytes[c] = pinned(in ? 16 : 0);
+    }
     // Input row `row` into `slot`: zeros for columns outside the map; nothing for rows outside it or past the strip
     // (never multiplied). Always one commit, so that every row of the walk is one group.
     auto copy_row = [&](int row, int slot) {
-        if (active && row <= ih_last && row >= 0 && row < g.h) {
-            const T* src = xb + row * static_cast<int>(prm.x_stride[2]);
+        if (row >= 0 && row <= row_last) {
+            const T* src = xb + row * row_stride;
             const uint32_t dst = ring_s + static_cast<uint32_t>(slot) * slot_bytes;
 #pragma unroll
-            for (int c = 0; c < kInCols; ++c) {
-                const int iw = iw0 + c;
-                const bool in = iw >= 0 && iw < g.w;
-                const T* at = in ? src + iw * static_cast<int>(prm.x_stride[3]) : xb;
-                cp_async_16(dst + c * column_bytes, at, in ? 16 : 0);
-            }
+            for (int c = 0; c < kInCols; ++c) cp_async_16(dst + c * column_bytes, src + col_off[c], col_bytes[c]);
         }
         cp_async_commit();
     };
@@ -645,8 +682,9 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     const int c0 = cvec * VEC;
     const int p_first = sp * a.rows;
     const int p_end = min(p_first + a.rows, prm.g.p);
-    const T* xb = static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1];
-    const int64_t y_base = n * prm.y_stride[0] + c0 * prm.y_stride[1];
+    // Pinned: NOTE [depthwise pinned addresses].
+    const T* xb = pinned(static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1]);
+    const int64_t y_base = pinned(n * prm.y_stride[0] + c0 * prm.y_stride[1]);
     SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
     // Launched with PDL, the taps (weights) are staged while the earlier kernel ends and the rows are read after the
     // wait; without it the rows' loads go first and the taps' overlap them (one memory round trip at batch 1).
@@ -661,7 +699,10 @@ __global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
     if constexpr (ONE_ROW) {
         dw_one_row<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, active, before_walk);
     } else if constexpr (ASYNC) {
-        auto* ring = reinterpret_cast<Raw<T, VEC>*>(smem + a.ring_offset) + (threadIdx.y * blockDim.x + threadIdx.x);
+        // The thread's index pinned, not the pointer: through the asm a pointer loses its shared address space and
+        // the ring's reads became generic loads.
+        const int thread = pinned(static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x));
+        auto* ring = reinterpret_cast<Raw<T, VEC>*>(smem + a.ring_offset) + thread;
         dw_strip_async<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, ring,
                                                  nthreads, before_walk);
     } else {
