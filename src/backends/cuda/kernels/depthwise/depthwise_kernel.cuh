@@ -484,13 +484,13 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     const uint32_t slot_bytes = pinned(kInCols * column_bytes);
     const int row_stride = pinned(static_cast<int>(prm.x_stride[2]));
     const int row_last = pinned(active ? min(ih_last, g.h - 1) : -1);
-    int col_off[kInCols], col_bytes[kInCols];
+    int col_off[kInCols], col_src_bytes[kInCols];
 #pragma unroll
     for (int c = 0; c < kInCols; ++c) {
         const int iw = iw0 + c;
         const bool in = iw >= 0 && iw < g.w;
         col_off[c] = pinned(in ? iw * static_cast<int>(prm.x_stride[3]) : 0);
-        col_bytes[c] = pinned(in ? 16 : 0);
+        col_src_bytes[c] = pinned(in ? 16 : 0);
     }
     // Input row `row` into `slot`: zeros for columns outside the map; nothing for rows outside it or past the strip
     // (never multiplied). Always one commit, so that every row of the walk is one group.
@@ -499,7 +499,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
             const T* src = xb + row * row_stride;
             const uint32_t dst = ring_s + static_cast<uint32_t>(slot) * slot_bytes;
 #pragma unroll
-            for (int c = 0; c < kInCols; ++c) cp_async_16(dst + c * column_bytes, src + col_off[c], col_bytes[c]);
+            for (int c = 0; c < kInCols; ++c) cp_async_16(dst + c * column_bytes, src + col_off[c], col_src_bytes[c]);
         }
         cp_async_commit();
     };
