@@ -95,6 +95,9 @@ __device__ __forceinline__ void store_epilogue_half2(const EpilogueParams& e, co
 // 144x56k3s1 b32) counted 3303 instructions per warp of that kernel, 19% of them HFMA2. A value passed through an
 // empty asm volatile cannot be recomputed (the compiler does not know what the asm did to it), so it stays in a
 // register: `pinned` does that for the strip's base addresses and the loop invariants of its loads.
+// Measured on the H200 (2026-12-04, bench/depthwise_gpu fp16, against the build before): 144x56k3s1 b32 23.75 ->
+// 22.36 us (predicted ~19-20 from ~25% fewer instructions: these kernels are not issue-bound alone; Nsight Compute
+// shows 4 warps a scheduler, each issuing once in ~6 cycles), x0.97 over 44 cases, x0.95 at batch 128.
 template <class T>
 __device__ __forceinline__ T* pinned(T* p) {
     auto bits = reinterpret_cast<uintptr_t>(p);
@@ -117,24 +120,39 @@ __device__ __forceinline__ uint32_t pinned(uint32_t v) {
 /// The input rows of one strip: N vectors a row from column iw0 on. A row outside the map, or a column outside it, is
 /// never read and its registers are never written: the walk zeroes its row registers once before the first load
 /// (columns outside the map then stay zero: all-zero bits are +0 in every float type) and skips the multiply of a row
-/// outside the map, so nothing is zeroed per row. Offsets from xb in 32 bits (image_offsets_fit_32_bits). Zeroing
-/// every row and 64-bit addresses were 12 CS2R and 5 constant loads of the ~150 instructions before a step's first
-/// HFMA2 in the 5x5 NHWC fp16 kernel (sm_90 SASS, 2026-12-02).
+/// outside the map, so nothing is zeroed per row. Offsets in 32 bits (image_offsets_fit_32_bits). Zeroing every row
+/// and 64-bit addresses were 12 CS2R and 5 constant loads of the ~150 instructions before a step's first HFMA2 in the
+/// 5x5 NHWC fp16 kernel (sm_90 SASS, 2026-12-02). The row's start, the strides and which columns lie inside the map
+/// are computed once and pinned (NOTE [depthwise pinned addresses]): rebuilt per row, a row's six loads took 53
+/// instructions in the 5x5 stride-1 kernel (Nsight Compute source counters, H200, 2026-12-04), each column's address
+/// from its index and each column's bounds anew. In its sm_90 SASS they take 27 now: a predicate from the mask, a
+/// 64-bit pointer step and the load per column.
 template <class T, int VEC, int N>
 struct StripRows {
-    const T* xb;
-    int row_stride, col_stride, iw0, h, w;
+    static_assert(N <= 32, "one bit a column");
+    const T* x_col;  // column iw0 of input row 0; where iw0 < 0 only an origin for the columns inside the map
+    int row_stride, col_stride, h;
+    uint32_t cols_in;  // bit j: column iw0 + j lies inside the map
 
-    __device__ __forceinline__ StripRows(const DepthwiseParams& prm, const T* xb_, int iw0_)
-        : xb(xb_), row_stride(static_cast<int>(prm.x_stride[2])), col_stride(static_cast<int>(prm.x_stride[3])),
-          iw0(iw0_), h(prm.g.h), w(prm.g.w) {}
-    __device__ __forceinline__ void load(int ih, Raw<T, VEC> (&row)[N]) const {
-        if (ih < 0 || ih >= h) return;
-        const T* at = xb + (ih * row_stride + iw0 * col_stride);
+    __device__ __forceinline__ StripRows(const DepthwiseParams& prm, const T* xb, int iw0)
+        : row_stride(pinned(static_cast<int>(prm.x_stride[2]))),
+          col_stride(pinned(static_cast<int>(prm.x_stride[3]))),
+          h(prm.g.h) {
+        x_col = pinned(xb + iw0 * col_stride);
+        uint32_t in = 0;
 #pragma unroll
         for (int j = 0; j < N; ++j)
-            if (iw0 + j >= 0 && iw0 + j < w)
-                row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(at + j * col_stride));
+            if (iw0 + j >= 0 && iw0 + j < prm.g.w) in |= 1u << j;
+        cols_in = pinned(in);
+    }
+    __device__ __forceinline__ void load(int ih, Raw<T, VEC> (&row)[N]) const {
+        if (ih < 0 || ih >= h) return;
+        const T* at = x_col + ih * row_stride;
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            if (cols_in & (1u << j)) row[j] = __ldg(reinterpret_cast<const Raw<T, VEC>*>(at));
+            at += col_stride;
+        }
     }
 };
 
