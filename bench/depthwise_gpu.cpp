@@ -4,6 +4,7 @@
 // large cases rotate through buffers beyond the L2 so that they are timed from DRAM; with fp16, the int8 kernel
 // (depthwise_int8.h) gets a row per fp16 row (acceptance 4). The cases and all arithmetic live in depthwise_cases.h
 // (checked by tests/bench); `--help` says the rest.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +60,7 @@ struct Options {
     std::string winners;  ///< --winners FILE: launch only each side's winner recorded in an earlier --json
     int weights_offset = 0;  ///< --weights-offset BYTES: strata's weights that far into their buffer
     bool every_config = false;  ///< --configs all: every config of strata's tactic timed fully and printed
+    double time_limit_s = 0;    ///< --time-limit SECONDS: no new case starts after that; 0: no limit
     bool help = false;
 };
 
@@ -103,7 +105,12 @@ void print_help() {
         "  --weights-offset N    strata's weights start N bytes (0, 4, 8 or 12) into their buffer (default\n"
         "                        0): an offset that breaks 16-byte alignment times the\n"
         "                        NHWC kernels' element-by-element tap staging instead of the dense one\n"
-        "  --json FILE           also write every row and the summaries as JSON\n"
+        "  --json FILE           also write every row and the summaries as JSON, rewritten after every case\n"
+        "                        (\"complete\": false until the run ends), so a run cut short keeps its rows\n"
+        "  --time-limit SECONDS  start no new case once SECONDS have passed since the first began\n"
+        "                        (default: no limit); the cases measured by then still get their int8\n"
+        "                        rows, same-size copies, summaries and JSON (\"cases_planned\",\n"
+        "                        \"cases_measured\")\n"
         "  --winners FILE        no sweep: each side runs only the config (and layout) that won each case in\n"
         "                        FILE, an earlier run's --json, timed once more and launched in the NVTX range\n"
         "                        'winner TACTIC'. For profilers (gpu_suite.sh dwncu), under which a sweep's\n"
@@ -124,6 +131,14 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
         start = end + 1;
     }
     return items;
+}
+
+double parse_time_limit(const std::string& value) {
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(v > 0) || v > 1e6)
+        throw UsageError(fmt::format("--time-limit: '{}' is not a number of seconds above 0", value));
+    return v;
 }
 
 int parse_weights_offset(const std::string& value) {
@@ -220,6 +235,8 @@ Options parse(int argc, char** argv) {
             o.weights_offset = parse_weights_offset(value);
         else if (flag == "--configs")
             o.every_config = parse_configs_mode(value);
+        else if (flag == "--time-limit")
+            o.time_limit_s = parse_time_limit(value);
         else
             throw UsageError(fmt::format("unknown flag {}", flag));
     }
@@ -807,9 +824,10 @@ std::string utc_now() {
     return text;
 }
 
-void write_json(const std::string& path, const nlohmann::json& head, const std::vector<Row>& rows, double copy_gbps,
-                double launch_floor_us) {
-    nlohmann::json doc = head;
+void write_json(const std::string& path, nlohmann::json head, const std::vector<Row>& rows, double copy_gbps,
+                double launch_floor_us, bool complete) {
+    nlohmann::json doc = std::move(head);
+    doc["complete"] = complete;
     doc["rows"] = nlohmann::json::array();
     for (const Row& r : rows) doc["rows"].push_back(row_json(r, copy_gbps));
     doc["summaries"] = summaries_json(rows, copy_gbps, launch_floor_us);
@@ -845,6 +863,15 @@ void add_int8_rows(const KernelTiming& int8_timing, size_t l2_bytes, double copy
 }
 
 // ---- main --------------------------------------------------------------------------------------------------------
+
+/// The cases in the order they are measured: precision, then shape, then batch.
+std::vector<DwCase> planned_cases(const Options& o) {
+    std::vector<DwCase> cases;
+    for (DType dtype : o.dtypes)
+        for (const DwShape& shape : o.shapes)
+            for (int64_t batch : o.batches) cases.push_back(DwCase{shape, batch, dtype});
+    return cases;
+}
 
 /// The strata tactic to time, or null when the default one is not registered yet (its rows then say missing).
 const cuda::CudaTactic* find_strata_tactic(const Options& o) {
@@ -894,32 +921,41 @@ int main(int argc, char** argv) try {
     const LaunchFloor floor = measure_launch_floor(info, pdl_column, stream.get());
     std::printf("\n");
     print_header();
+    nlohmann::json head = {{"program", "depthwise_gpu"},
+                           {"utc", utc_now()},
+                           {"device", info.summary()},
+                           {"l2_bytes", info.l2_bytes},
+                           {"copy_gb_per_s", copy_gbps},
+                           {"strata_tactic", o.strata_tactic},
+                           {"strata_tactic_found", strata_tactic != nullptr},
+                           {"replays", kReplays},
+                           {"launch_floor",
+                            {{"one_block_us", floor.one_block_us},
+                             {"full_grid_us", floor.full_grid_us},
+                             {"full_grid_blocks", floor.full_grid_blocks},
+                             {"one_block_pdl_us", floor.one_block_pdl_us},
+                             {"full_grid_pdl_us", floor.full_grid_pdl_us}}}};
+    const std::vector<DwCase> cases = planned_cases(o);
     std::vector<Row> rows;
-    for (DType dtype : o.dtypes)
-        for (const DwShape& shape : o.shapes)
-            for (int64_t batch : o.batches) {
-                rows.push_back(measure_row(DwCase{shape, batch, dtype}, sides, info.l2_bytes));
-                print_row(rows.back(), copy_gbps);
-            }
+    const auto started = std::chrono::steady_clock::now();
+    for (const DwCase& c : cases) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (o.time_limit_s > 0 && elapsed >= o.time_limit_s) {
+            std::printf("--time-limit %g s reached after %zu of %zu cases: the other %zu are not measured\n",
+                        o.time_limit_s, rows.size(), cases.size(), cases.size() - rows.size());
+            break;
+        }
+        rows.push_back(measure_row(c, sides, info.l2_bytes));
+        print_row(rows.back(), copy_gbps);
+        if (!o.json.empty()) write_json(o.json, head, rows, copy_gbps, floor.floor_us(), false);
+    }
+    head["cases_planned"] = cases.size();
+    head["cases_measured"] = rows.size();
     add_int8_rows(int8_kernel_timing(o.int8, info, stream.get()), info.l2_bytes, copy_gbps, rows);
     add_same_size_copies(rows, copy_gbps, info, stream.get());
     print_summaries(rows, copy_gbps, floor.floor_us());
     if (!o.json.empty()) {
-        nlohmann::json head = {{"program", "depthwise_gpu"},
-                               {"utc", utc_now()},
-                               {"device", info.summary()},
-                               {"l2_bytes", info.l2_bytes},
-                               {"copy_gb_per_s", copy_gbps},
-                               {"strata_tactic", o.strata_tactic},
-                               {"strata_tactic_found", strata_tactic != nullptr},
-                               {"replays", kReplays},
-                               {"launch_floor",
-                                {{"one_block_us", floor.one_block_us},
-                                 {"full_grid_us", floor.full_grid_us},
-                                 {"full_grid_blocks", floor.full_grid_blocks},
-                                 {"one_block_pdl_us", floor.one_block_pdl_us},
-                                 {"full_grid_pdl_us", floor.full_grid_pdl_us}}}};
-        write_json(o.json, head, rows, copy_gbps, floor.floor_us());
+        write_json(o.json, head, rows, copy_gbps, floor.floor_us(), true);
         std::printf("wrote %s\n", o.json.c_str());
     }
     return 0;

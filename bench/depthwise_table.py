@@ -42,6 +42,11 @@ def main():
     fp16_us = {case_key(r)[:5]: r["strata"]["us"] for r in rows if r["dtype"] == "fp16"}
 
     print(f'{run["device"]}; copy ceiling {run["copy_gb_per_s"]:.0f} GB/s\n')
+    # Since 2026-12-04 the bench rewrites its JSON after every case: a run stopped early says so.
+    if run.get("complete") is False:
+        print("NOTE: an incomplete run (the bench was stopped before its end): no same-size copies or summaries\n")
+    elif "cases_measured" in run and run["cases_measured"] < run["cases_planned"]:
+        print(f'NOTE: --time-limit reached: {run["cases_measured"]} of {run["cases_planned"]} cases measured\n')
     head = "| shape | batch | type | strata us | % of copy | PDL us | cuDNN us (layout) | cuDNN/strata | int8/fp16 |"
     rule = "|---|---|---|---|---|---|---|---|---|"
     # Runs since 2026-12-02 time a plain copy of each large case's bytes ("same_size_copy_us"): what any kernel
