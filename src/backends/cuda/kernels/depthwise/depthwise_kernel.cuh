@@ -635,12 +635,26 @@ __device__ __forceinline__ void stage_dense_taps(const T* w, int c_first, int bl
     }
 }
 
+// NOTE [depthwise async occupancy]
+// The async 3x3 NHWC kernels ran at 96 registers a thread, so two blocks of 256 fit an SM (16 warps), and they are
+// bound by latency there more than by issue: Nsight Compute (H200, 2026-12-04, 144x56k3s1 b32 fp16) counted 20%
+// fewer instructions after NOTE [depthwise pinned addresses] for 6% less time, 0.55 instructions issued per
+// scheduler-cycle. Asked for three blocks, ptxas fits the fp16 kernels in 80 registers without spilling (stride 2,
+// two columns: 3 local accesses), fp32 likewise (2-3); the bf16 ones, whose lanes are floats, spilled up to 112 and
+// keep two. Three blocks take 3 x ~66 KiB of shared memory for the 3x3 stride-1 ring of two columns (the stride-2 ring
+// is larger: those launches stay at two blocks whatever the registers allow). Not yet measured on the GPU.
+template <class T, int K, bool ASYNC>
+constexpr int dw_tiled_nhwc_min_blocks() {
+    return ASYNC && K == 3 && !std::is_same_v<T, __nv_bfloat16> ? 3 : 2;
+}
+
 // Grid: x over strips (block_y per block), y over channel blocks (blockDim.x vectors of VEC channels each). At least
-// two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM.
+// two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM;
+// three for the async 3x3 kernels (NOTE [depthwise async occupancy]).
 // ASYNC: the rows go through a cp.async ring in shared memory after the taps (NOTE [depthwise async rows]). ONE_ROW:
 // strips of one output row (a.rows == 1), NOTE [depthwise one-row strips].
 template <class T, int VEC, int K, int S, int COLS, bool ASYNC, bool ONE_ROW = false>
-__global__ void __launch_bounds__(256, 2) dw_tiled_nhwc_kernel(TiledArgs a) {
+__global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC>())) dw_tiled_nhwc_kernel(TiledArgs a) {
     static_assert(!(ASYNC && ONE_ROW), "a one-row strip has no rows to stream");
     using Math = typename MathFor<T, VEC>::type;
     extern __shared__ __align__(16) unsigned char smem[];
