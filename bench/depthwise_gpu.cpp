@@ -106,7 +106,8 @@ void print_help() {
         "                        0): an offset that breaks 16-byte alignment times the\n"
         "                        NHWC kernels' element-by-element tap staging instead of the dense one\n"
         "  --json FILE           also write every row and the summaries as JSON, rewritten after every case\n"
-        "                        (\"complete\": false until the run ends), so a run cut short keeps its rows\n"
+        "                        (\"complete\": false and no summaries until the run ends), so a run cut\n"
+        "                        short keeps its rows\n"
         "  --time-limit SECONDS  start no new case once SECONDS have passed since the first began\n"
         "                        (default: no limit); the cases measured by then still get their int8\n"
         "                        rows, same-size copies, summaries and JSON (\"cases_planned\",\n"
@@ -830,7 +831,8 @@ void write_json(const std::string& path, nlohmann::json head, const std::vector<
     doc["complete"] = complete;
     doc["rows"] = nlohmann::json::array();
     for (const Row& r : rows) doc["rows"].push_back(row_json(r, copy_gbps));
-    doc["summaries"] = summaries_json(rows, copy_gbps, launch_floor_us);
+    // A file written mid-run has no summaries: they need the same-size copies, which come after the last case.
+    if (complete) doc["summaries"] = summaries_json(rows, copy_gbps, launch_floor_us);
     std::ofstream out(path);
     out << doc.dump(1) << "\n";
     if (!out.good()) throw std::runtime_error(fmt::format("--json {}: cannot write the file", path));
