@@ -126,7 +126,8 @@ __device__ __forceinline__ uint32_t pinned(uint32_t v) {
 /// are computed once and pinned (NOTE [depthwise pinned addresses]): rebuilt per row, a row's six loads took 53
 /// instructions in the 5x5 stride-1 kernel (Nsight Compute source counters, H200, 2026-12-04), each column's address
 /// from its index and each column's bounds anew. In its sm_90 SASS they take 27 now: a predicate from the mask, a
-/// 64-bit pointer step and the load per column.
+/// 64-bit pointer step and the load per column. On an H100 (2026-12-05) it passed the tests and sanitizers; that call
+/// had no same-card baseline, so its effect on time is not yet measured.
 template <class T, int VEC, int N>
 struct StripRows {
     static_assert(N <= 32, "one bit a column");
@@ -642,7 +643,8 @@ __device__ __forceinline__ void stage_dense_taps(const T* w, int c_first, int bl
 // scheduler-cycle. Asked for three blocks, ptxas fits the fp16 kernels in 80 registers without spilling (stride 2,
 // two columns: 3 local accesses), fp32 likewise (2-3); the bf16 ones, whose lanes are floats, spilled up to 112 and
 // keep two. Three blocks take 3 x ~66 KiB of shared memory for the 3x3 stride-1 ring of two columns (the stride-2 ring
-// is larger: those launches stay at two blocks whatever the registers allow). Not yet measured on the GPU.
+// is larger: those launches stay at two blocks whatever the registers allow). Run on an H100 (2026-12-05): tests
+// and both sanitizers clean, but with no same-card baseline in that call its effect on time is not yet measured.
 template <class T, int K, bool ASYNC>
 constexpr int dw_tiled_nhwc_min_blocks() {
     return ASYNC && K == 3 && !std::is_same_v<T, __nv_bfloat16> ? 3 : 2;
