@@ -18,11 +18,11 @@ namespace {
 using ir::UnaryKind;
 
 const char* kTactic = "cuda.conv.depthwise";
-// auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 rows,
-// one / two columns)
-constexpr int kConfigs = 17;
+// auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 / 16
+// rows, one / two columns)
+constexpr int kConfigs = 19;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
-constexpr int kAsyncConfigs[] = {13, 14, 15, 16};
+constexpr int kAsyncConfigs[] = {13, 14, 15, 16, 17, 18};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
 const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
@@ -60,6 +60,8 @@ const GpuConvCase kTiledCases[] = {
     dw_case(1, 24, 12, 15, 3, 2, 1, UnaryKind::Relu),
     dw_case(3, 10, 9, 17, 3, 1, 1, UnaryKind::SiLU),
     dw_case(1, 8, 19, 18, 5, 1, 2, UnaryKind::HardSwish),
+    dw_case(2, 16, 23, 14, 5, 1, 2, UnaryKind::Relu6),  // clamp kernels, rotating: strips end mid-turn of 5 slots
+    dw_case(1, 24, 11, 9, 5, 1, 2),
     dw_case(2, 32, 17, 16, 5, 2, 2, std::nullopt, false),
     dw_case(1, 7, 11, 12, 3, 2, 1, UnaryKind::Sigmoid),
     dw_case(1, 16, 15, 13, 7, 1, 3, UnaryKind::Relu),

@@ -28,6 +28,17 @@
 // stride-1 async kernel from 8208 to 37176 SASS instructions, most of them the float epilogue's activation code,
 // copied into every unrolled step), while the fast step's multiply stayed as it was: 243 instructions, 200 of them
 // HFMA2.
+//
+// NOTE [depthwise clamp epilogues]
+// That growth was the epilogue's: an activation chosen at run time compiles every activation's code into every
+// store. Most depthwise layers end in at most a clamp (none, ReLU, ReLU6: MobileNet v1/v2, MnasNet, ShuffleNet), so
+// the fp32 and fp16 NHWC kernels of 16-byte vectors are compiled twice, once for any activation and once for clamps
+// alone (CLAMP), and the launcher picks by the step's activation. The clamp kernels store with max and min only (the
+// 5x5 stride-1 register walk of two fp16 columns: 8792 SASS instructions -> 2080), and their async walk rotates
+// (unrolled by A, for A <= 5: 7x7 stride 1 shifts still; 5x5 stride 1, two columns: 4872 instructions, 59 MOV
+// where the shifting one has 734), while the kernels for any activation (SiLU, HardSwish: EfficientNet, MobileNet
+// v3) shift as before. The register walk shifts in both: unrolled by A it spilled (5x5 stride 1 two columns: 42
+// local accesses, stride 2: 14; none shifting). Not yet run on the GPU.
 #pragma once
 
 #include "backends/cuda/cuda_check.h"
@@ -55,11 +66,31 @@ __device__ __forceinline__ void store_epilogue(const EpilogueParams& e, const fl
     *reinterpret_cast<Raw<T, VEC>*>(y + off) = narrow<T, VEC>(out);
 }
 
-/// True when the fp16 epilogue can stay in half2: no activation, ReLU or ReLU6 (bias and residual add in half2 too;
-/// one extra fp16 rounding of an output that is stored in fp16 anyway).
-__device__ __forceinline__ bool half2_epilogue(const ActivationParams& a) {
+/// True when the activation is at most a clamp: none, ReLU or ReLU6. The fp16 epilogue then stays in half2 (bias and
+/// residual add in half2 too; one extra fp16 rounding of an output that is stored in fp16 anyway), and the launcher
+/// picks the kernels compiled for such epilogues (NOTE [depthwise clamp epilogues]).
+__host__ __device__ inline bool clamp_activation(const ActivationParams& a) {
     using K = ir::UnaryKind;
     return a.kind < 0 || a.kind == static_cast<int>(K::Relu) || a.kind == static_cast<int>(K::Relu6);
+}
+
+/// store_epilogue for an activation known to be a clamp (clamp_activation): no activation code beyond max and min.
+template <class T, int VEC>
+__device__ __forceinline__ void store_epilogue_clamp(const EpilogueParams& e, const float (&acc)[VEC],
+                                                     const float (&bias)[VEC], T* y, int64_t off) {
+    float res[VEC] = {};
+    if (e.residual)
+        widen<T, VEC>(__ldg(reinterpret_cast<const Raw<T, VEC>*>(static_cast<const T*>(e.residual) + off)), res);
+    const bool relu = e.act.kind >= 0, relu6 = e.act.kind == static_cast<int>(ir::UnaryKind::Relu6);
+    float out[VEC];
+#pragma unroll
+    for (int v = 0; v < VEC; ++v) {
+        float o = acc[v] + bias[v] + res[v];
+        if (relu) o = fmaxf(o, 0.0f);
+        if (relu6) o = fminf(o, 6.0f);
+        out[v] = o;
+    }
+    *reinterpret_cast<Raw<T, VEC>*>(y + off) = narrow<T, VEC>(out);
 }
 
 template <int L>
@@ -226,8 +257,9 @@ __device__ __forceinline__ void load_bias(const EpilogueParams& e, int c0, float
 /// [depthwise accumulator rotation]), zeroes that slot for row p + A, or else (slot 0) shifts the accumulators down one
 /// row. `bias` serves the float arithmetic; the fp16 kernels hold only `bias_h2` and read the float bias again
 /// (from L1) for the epilogues that are not half2: a float copy held all along cost them 8 of their 128 registers, and
-/// ptxas spilled the strip's bounds in the row loop instead.
-template <class T, int VEC, int COLS, class Math, int A, bool kRotate>
+/// ptxas spilled the strip's bounds in the row loop instead. kClamp: the activation is a clamp (clamp_activation), so
+/// only that epilogue is compiled (NOTE [depthwise clamp epilogues]).
+template <class T, int VEC, int COLS, class Math, int A, bool kRotate, bool kClamp>
 __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, StripAcc<Math, A, COLS>& acc, int slot,
                                                   const float (&bias)[VEC],
                                                   const __half2 (&bias_h2)[Math::kLanes], bool fast_epilogue,
@@ -243,14 +275,16 @@ __device__ __forceinline__ void finish_output_row(const DepthwiseParams& prm, St
             const int64_t off =
                 y_base + (p * static_cast<int>(prm.y_stride[2]) + q * static_cast<int>(prm.y_stride[3]));
             if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
-                if (fast_epilogue) {
+                if (kClamp || fast_epilogue) {
                     store_epilogue_half2<L>(prm.epilogue, acc[slot][c], bias_h2, y, off);
                     continue;
                 }
             }
             float out[VEC];
             Math::to_floats(acc[slot][c], out);
-            if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
+            if constexpr (kClamp) {
+                store_epilogue_clamp<T, VEC>(prm.epilogue, out, bias, y, off);
+            } else if constexpr (std::is_same_v<Math, Half2Math<VEC>>) {
                 float bias_again[VEC];
                 load_bias<VEC>(prm.epilogue, c0, bias_again);
                 store_epilogue<T, VEC>(prm.epilogue, out, bias_again, y, off);
@@ -297,6 +331,12 @@ __device__ __forceinline__ void pair_strip_bias(const float (&bias)[VEC], __half
 // prediction was ~2.3), and the batch-1 fp16 cases x0.96 on the geometric mean, so that wait was not where the time
 // went.
 
+/// True when the async walk rotates its accumulators instead of shifting them (NOTE [depthwise clamp epilogues]).
+template <int A>
+constexpr bool depthwise_async_rotates(bool clamp) {
+    return clamp && A <= 5;
+}
+
 template <class Math, int A, int COLS>
 __device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
 #pragma unroll
@@ -336,8 +376,8 @@ __device__ __forceinline__ void zero_strip(StripAcc<Math, A, COLS>& acc) {
 /// multiplied (NOTE [depthwise row ring]), so a short strip (batch 1) waits for memory about once rather than once per
 /// row. `before_walk` runs once the first rows are in flight (the NHWC kernel stages its taps there, so that the taps'
 /// load and the rows' load overlap instead of taking two memory round trips at batch 1); a thread that is not
-/// `active` only joins it (its indices are clamped in range) and stops.
-template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
+/// `active` only joins it (its indices are clamped in range) and stops. kClamp: as finish_output_row's.
+template <class T, int VEC, int K, int S, int COLS, class Math, bool kClamp, class Taps, class BeforeWalk>
 __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base, int c0,
                                          int q0, int p_first, int p_end, bool active, BeforeWalk before_walk) {
     constexpr int L = Math::kLanes;
@@ -348,7 +388,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     float bias[VEC];
     __half2 bias_h2[L];
     load_bias<VEC>(prm.epilogue, c0, bias);  // paired after before_walk: NOTE [depthwise bias after the taps]
-    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    const bool fast_epilogue = clamp_activation(prm.epilogue.act);
     // Row (p, t) of the walk is input row p*S - pad + K - S + t: consecutive rows, so the next is ih + 1.
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
@@ -379,8 +419,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     // NOTE [depthwise accumulator rotation]: in the two-rows-ahead walk, step u's row p is slot u.
     constexpr bool kRotate = kTwoAhead && 3 % A == 0;
     auto finish = [&](int slot, int p) {
-        finish_output_row<T, VEC, COLS, Math, A, kRotate>(prm, acc, slot, bias, bias_h2, fast_epilogue, y_base, c0,
-                                                          q0, p, p_first);
+        finish_output_row<T, VEC, COLS, Math, A, kRotate, kClamp>(prm, acc, slot, bias, bias_h2, fast_epilogue,
+                                                                  y_base, c0, q0, p, p_first);
     };
     if constexpr (kTwoAhead) {
         for (int p0 = p_first - (A - 1); p0 < p_end; p0 += 3) {
@@ -431,7 +471,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 
 /// One output row p of a strip (NOTE [depthwise one-row strips]): columns [q0, q0 + COLS) x channels [c0, c0 + VEC),
 /// arguments as dw_strip's.
-template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
+template <class T, int VEC, int K, int S, int COLS, class Math, bool kClamp, class Taps, class BeforeWalk>
 __device__ __forceinline__ void dw_one_row(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base, int c0,
                                            int q0, int p, bool active, BeforeWalk before_walk) {
     constexpr int L = Math::kLanes;
@@ -440,7 +480,7 @@ __device__ __forceinline__ void dw_one_row(const DepthwiseParams& prm, Taps taps
     float bias[VEC];
     __half2 bias_h2[L];
     load_bias<VEC>(prm.epilogue, c0, bias);  // paired after before_walk: NOTE [depthwise bias after the taps]
-    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    const bool fast_epilogue = clamp_activation(prm.epilogue.act);
     const StripRows<T, VEC, kInCols> rows(prm, xb, q0 * S - g.pad_w);
     const int ih0 = p * S - g.pad_h;
     Raw<T, VEC> in[K][kInCols];
@@ -459,7 +499,8 @@ __device__ __forceinline__ void dw_one_row(const DepthwiseParams& prm, Taps taps
     for (int r = 0; r < K; ++r)  // input row r is at offset r of the window: t = r - (K - S) in multiply_row's terms
         if (ih0 + r >= 0 && ih0 + r < g.h)
             multiply_row<T, VEC, K, S, COLS, Math, 1, false>(taps, in[r], r - (K - S), acc, 0, 0, 0);
-    finish_output_row<T, VEC, COLS, Math, 1, true>(prm, acc, 0, bias, bias_h2, fast_epilogue, y_base, c0, q0, p, p);
+    finish_output_row<T, VEC, COLS, Math, 1, true, kClamp>(prm, acc, 0, bias, bias_h2, fast_epilogue, y_base, c0, q0, p,
+                                                           p);
 }
 
 // NOTE [depthwise async rows]
@@ -478,7 +519,7 @@ __device__ __forceinline__ void dw_one_row(const DepthwiseParams& prm, Taps taps
 
 /// dw_strip with its rows through the ring of NOTE [depthwise async rows]. `ring` is this thread's (slot 0, column 0)
 /// vector in shared memory; its columns are `threads` vectors apart, its slots kInCols columns.
-template <class T, int VEC, int K, int S, int COLS, class Math, class Taps, class BeforeWalk>
+template <class T, int VEC, int K, int S, int COLS, class Math, bool kClamp, class Taps, class BeforeWalk>
 __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps taps, const T* xb, int64_t y_base,
                                                int c0, int q0, int p_first, int p_end, bool active,
                                                Raw<T, VEC>* ring, int threads, BeforeWalk before_walk) {
@@ -492,7 +533,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     float bias[VEC];
     __half2 bias_h2[L];
     load_bias<VEC>(prm.epilogue, c0, bias);  // paired after before_walk: NOTE [depthwise bias after the taps]
-    const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    const bool fast_epilogue = clamp_activation(prm.epilogue.act);
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;  // row j of the walk is input row ih + j
     // The copies' loop invariants, computed once and pinned (NOTE [depthwise pinned addresses]): each column's offset
@@ -530,24 +571,32 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
     int slot = 0;  // of row ih; the row kAhead on goes kAhead slots on (two behind, with kSlots = kAhead + 2)
-    for (int p = p_first - (A - 1); p < p_end; ++p) {
-        taps.reload_each_row();
+    // NOTE [depthwise clamp epilogues]: unrolled by A where it rotates, step u's row p is accumulator slot u.
+    constexpr bool kRotate = depthwise_async_rotates<A>(kClamp);
+    constexpr int kSteps = kRotate ? A : 1;
+    for (int p0 = p_first - (A - 1); p0 < p_end; p0 += kSteps) {
 #pragma unroll
-        for (int t = 0; t < S; ++t, ++ih) {
-            const int ahead = slot + kAhead < kSlots ? slot + kAhead : slot + kAhead - kSlots;
-            copy_row(ih + kAhead, ahead);
-            cp_async_wait<kAhead>();  // row ih has landed; the kAhead rows after it may still be in flight
-            if (ih >= 0 && ih < g.h) {
-                const Raw<T, VEC>* row = ring + slot * kInCols * threads;
-                Raw<T, VEC> cur[kInCols];
+        for (int u = 0; u < kSteps; ++u) {
+            const int p = p0 + u;
+            if (p >= p_end) break;
+            taps.reload_each_row();
 #pragma unroll
-                for (int c = 0; c < kInCols; ++c) cur[c] = row[c * threads];
-                multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, 0, p, p_first, p_end);
+            for (int t = 0; t < S; ++t, ++ih) {
+                const int ahead = slot + kAhead < kSlots ? slot + kAhead : slot + kAhead - kSlots;
+                copy_row(ih + kAhead, ahead);
+                cp_async_wait<kAhead>();  // row ih has landed; the kAhead rows after it may still be in flight
+                if (ih >= 0 && ih < g.h) {
+                    const Raw<T, VEC>* row = ring + slot * kInCols * threads;
+                    Raw<T, VEC> cur[kInCols];
+#pragma unroll
+                    for (int c = 0; c < kInCols; ++c) cur[c] = row[c * threads];
+                    multiply_row_in_strip<T, VEC, K, S, COLS, Math, A>(taps, cur, t, acc, u, p, p_first, p_end);
+                }
+                slot = slot + 1 < kSlots ? slot + 1 : 0;
             }
-            slot = slot + 1 < kSlots ? slot + 1 : 0;
+            finish_output_row<T, VEC, COLS, Math, A, kRotate, kClamp>(prm, acc, u, bias, bias_h2, fast_epilogue,
+                                                                      y_base, c0, q0, p, p_first);
         }
-        finish_output_row<T, VEC, COLS, Math, A, false>(prm, acc, 0, bias, bias_h2, fast_epilogue, y_base, c0, q0, p,
-                                                        p_first);
     }
 }
 
@@ -654,8 +703,9 @@ constexpr int dw_tiled_nhwc_min_blocks() {
 // two blocks per SM (16 warps, registers capped at 128): fewer warps leave too few loads in flight to cover DRAM;
 // three for the async 3x3 kernels (NOTE [depthwise async occupancy]).
 // ASYNC: the rows go through a cp.async ring in shared memory after the taps (NOTE [depthwise async rows]). ONE_ROW:
-// strips of one output row (a.rows == 1), NOTE [depthwise one-row strips].
-template <class T, int VEC, int K, int S, int COLS, bool ASYNC, bool ONE_ROW = false>
+// strips of one output row (a.rows == 1), NOTE [depthwise one-row strips]. CLAMP: the activation is at most a clamp
+// (clamp_activation), NOTE [depthwise clamp epilogues].
+template <class T, int VEC, int K, int S, int COLS, bool ASYNC, bool ONE_ROW = false, bool CLAMP = false>
 __global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC>())) dw_tiled_nhwc_kernel(TiledArgs a) {
     static_assert(!(ASYNC && ONE_ROW), "a one-row strip has no rows to stream");
     using Math = typename MathFor<T, VEC>::type;
@@ -731,16 +781,17 @@ __global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC>())
         if (!prm.pdl) stage_taps();
     };
     if constexpr (ONE_ROW) {
-        dw_one_row<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, active, before_walk);
+        dw_one_row<T, VEC, K, S, COLS, Math, CLAMP>(prm, taps, xb, y_base, c0, sq * COLS, p_first, active, before_walk);
     } else if constexpr (ASYNC) {
         // The thread's index pinned, not the pointer: through the asm a pointer loses its shared address space and
         // the ring's reads became generic loads.
         const int thread = pinned(static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x));
         auto* ring = reinterpret_cast<Raw<T, VEC>*>(smem + a.ring_offset) + thread;
-        dw_strip_async<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, ring,
-                                                 nthreads, before_walk);
+        dw_strip_async<T, VEC, K, S, COLS, Math, CLAMP>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active,
+                                                        ring, nthreads, before_walk);
     } else {
-        dw_strip<T, VEC, K, S, COLS, Math>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active, before_walk);
+        dw_strip<T, VEC, K, S, COLS, Math, CLAMP>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active,
+                                                  before_walk);
     }
 }
 
@@ -763,7 +814,7 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const int64_t y_base = n * prm.y_stride[0] + c * prm.y_stride[1];
     GlobalTaps<T, K> taps{static_cast<const T*>(prm.w) + c * prm.w_stride[0], prm.w_stride[2], prm.w_stride[3]};
     taps.prefetch();
-    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true, [] {});
+    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>, false>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true, [] {});
 }
 
 /// Calls f(integral_constant K, integral_constant S) for the specialised (K, S); false when there is none.
@@ -831,8 +882,9 @@ void launch_async_nhwc(Kernel kernel, dim3 grid, dim3 block, size_t smem, cudaSt
     launch_kernel(kernel, grid, block, smem, stream, a.prm.pdl, a);
 }
 
-template <class T>
-bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+/// The NHWC kernel of `tile` for T, compiled for clamp epilogues where CLAMP (NOTE [depthwise clamp epilogues]).
+template <class T, bool CLAMP>
+bool launch_tiled_nhwc_for(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
     constexpr int kWide = 16 / sizeof(T), kNarrow = 4 / sizeof(T);
     const TiledArgs a = tiled_args(prm, tile, true);
     const dim3 grid(static_cast<unsigned>((a.strips + tile.block_y - 1) / tile.block_y),
@@ -846,26 +898,30 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
         constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
         auto go = [&](auto vc, auto cc) {
-            launch_kernel(dw_tiled_nhwc_kernel<T, decltype(vc)::value, K, S, decltype(cc)::value, false>, grid, block,
-                          smem, stream, prm.pdl, a);
+            constexpr int VEC = decltype(vc)::value;
+            // Narrow vectors (odd channel counts) keep one kernel for every epilogue.
+            launch_kernel(dw_tiled_nhwc_kernel<T, VEC, K, S, decltype(cc)::value, false, false, CLAMP && VEC == kWide>,
+                          grid, block, smem, stream, prm.pdl, a);
         };
         using std::integral_constant;
         if constexpr (K == 3) {  // NOTE [depthwise one-row strips]
             if (depthwise_one_row(prm.g, tile, static_cast<int>(sizeof(T)))) {
                 if (tile.cols == 2)
-                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, false, true>, grid, block, smem, stream,
-                                  prm.pdl, a);
+                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, false, true, CLAMP>, grid, block, smem,
+                                  stream, prm.pdl, a);
                 else
-                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, false, true>, grid, block, smem, stream,
-                                  prm.pdl, a);
+                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, false, true, CLAMP>, grid, block, smem,
+                                  stream, prm.pdl, a);
                 return;
             }
         }
         if (tile.async_rows) {
             if (tile.cols == 2)
-                launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, true>, grid, block, smem, stream, a);
+                launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, true, false, CLAMP>, grid, block, smem,
+                                  stream, a);
             else
-                launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, true>, grid, block, smem, stream, a);
+                launch_async_nhwc(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, true, false, CLAMP>, grid, block, smem,
+                                  stream, a);
         } else if (wide && tile.cols == 2)
             go(integral_constant<int, kWide>{}, integral_constant<int, 2>{});
         else if (wide)
@@ -875,6 +931,15 @@ bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cu
         else
             go(integral_constant<int, kNarrow>{}, integral_constant<int, 1>{});
     });
+}
+
+/// bf16 keeps one kernel per tile, which holds down the library's compile time: the clamp kernels are a second copy
+/// of every wide one, and bf16's 5x5 and 7x7 wide strips spill already.
+template <class T>
+bool launch_tiled_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
+    if constexpr (!std::is_same_v<T, __nv_bfloat16>)
+        if (clamp_activation(prm.epilogue.act)) return launch_tiled_nhwc_for<T, true>(prm, tile, stream);
+    return launch_tiled_nhwc_for<T, false>(prm, tile, stream);
 }
 
 template <class T>

@@ -108,7 +108,7 @@ __device__ __forceinline__ void staged_compute(const StagedArgs& a, const Staged
     const DepthwiseParams& prm = a.prm;
     const ConvGeometry& g = prm.g;
     const int lane = threadIdx.x % 32, cl = lane % CL;
-    [[maybe_unused]] const bool fast_epilogue = half2_epilogue(prm.epilogue.act);
+    [[maybe_unused]] const bool fast_epilogue = clamp_activation(prm.epilogue.act);
     [[maybe_unused]] __half2 bias_h2[1];
     if constexpr (std::is_same_v<Math, Half2Math<VEC>>) bias_h2[0] = __floats2half2_rn(bias[0], bias[1]);
     const int tp = min(a.tile_p, g.p - tile_at.p0), tq = min(a.tile_q, g.q - tile_at.q0);

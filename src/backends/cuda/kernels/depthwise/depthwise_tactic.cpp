@@ -3,8 +3,10 @@
 // the strip (rows 1/2/4/8 x narrow/wide columns) of the tiled kernels so that the builder's timing can check the
 // selector; configs 9-12 run the staged NHWC kernel with 32 or 8 lanes on channels, one block per tile or persistent
 // blocks (NOTE [depthwise staged tile]); configs 13-16 the tiled NHWC kernel with its rows through a cp.async ring
-// (NOTE [depthwise async rows]), strips of 4 or 8 rows, one or two columns. detail() names the tile, so
-// `strata profile` shows the choice.
+// (NOTE [depthwise async rows]), strips of 4 or 8 rows, one or two columns; configs 17-18 that kernel with strips of
+// 16 rows (a 14-row map in one strip: its 5x5 walk then reads 18 input rows for 14 outputs, not 22), appended so
+// that the timing caches' config numbers keep their meaning. detail() names the tile, so `strata profile` shows the
+// choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
@@ -21,9 +23,9 @@ constexpr int kFirstStaged = 1 + 2 * 4;
 constexpr int kStagedLanes[] = {32, 8, 32, 8};
 constexpr bool kStagedPersistent[] = {false, false, true, true};
 constexpr int kFirstAsync = kFirstStaged + 4;
-constexpr int kAsyncRows[] = {4, 4, 8, 8};
-constexpr bool kAsyncWide[] = {false, true, false, true};
-constexpr int kNumConfigs = kFirstAsync + 4;
+constexpr int kAsyncRows[] = {4, 4, 8, 8, 16, 16};
+constexpr bool kAsyncWide[] = {false, true, false, true, false, true};
+constexpr int kNumConfigs = kFirstAsync + 6;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;

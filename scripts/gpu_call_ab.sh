@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One device call that times two builds of bench/depthwise_gpu against each other on the same card (packed by
+# scripts/pack_baseline.sh into .device/ab, the one path to carry): base, then new, AB_ROUNDS times, same flags, and
+# each side's JSON and log in $OUT (ab_base1.json, ab_new1.json, ...). Compare with
+#   python3 bench/depthwise_table.py NEW.json --previous BASE.json
+# Runs on the GPU machine from the repository root with .device/ab carried.
+#   AB_FLAGS    flags for both runs (default: --precision fp16,fp32 --int8 off --pdl off)
+#   AB_SECONDS  each run's --time-limit: no new case after it (default 120)
+#   AB_ROUNDS   (default 1)
+set -uo pipefail
+out=${OUT:-/tmp/strata_out}
+mkdir -p "$out" /tmp/ab
+for side in base new; do
+    xz -dc ".device/ab/${side}_depthwise_gpu.xz" > "/tmp/ab/depthwise_gpu_$side" && chmod +x "/tmp/ab/depthwise_gpu_$side"
+done
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/ab_gpu.txt"
+echo "base $(cat .device/ab/base_commit), new $(cat .device/ab/new_commit)" | tee -a "$out/ab_gpu.txt"
+flags=${AB_FLAGS:---precision fp16,fp32 --int8 off --pdl off}
+for round in $(seq "${AB_ROUNDS:-1}"); do
+    for side in base new; do
+        bin=/tmp/ab/depthwise_gpu_$side
+        started=$(date +%s)
+        # shellcheck disable=SC2086
+        "$bin" --batch 1,8,32,128 $flags --time-limit "${AB_SECONDS:-120}" --json "$out/ab_$side$round.json" \
+            > "$out/ab_$side$round.log" 2>&1
+        echo "$side round $round: rc $? in $(( $(date +%s) - started )) s"
+        grep -E "geometric mean|min .*% of copy|MET$" "$out/ab_$side$round.log" | head -8
+    done
+done
