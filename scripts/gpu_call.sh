@@ -10,6 +10,9 @@
 #                      with int8)
 #   GPU_CALL_SANITIZE  0 leaves the sanitizers out
 #   GPU_CALL_UNTIL     seconds after the start by which every part has ended (default 570)
+#   GPU_CALL_AB        1: the bench part is scripts/gpu_call_ab.sh instead, the build before the change (carried as
+#                      .device/ab/base_depthwise_gpu.xz, scripts/pack_baseline.sh base) then this build, each with
+#                      GPU_CALL_DWBENCH and half the bench's time; both JSONs come back
 # Each gpu_suite.sh gets an output folder of its own (side by side, each would pack the others' files at its exit),
 # and everything comes back as one archive, $OUT/logs.tar.xz, with the bench's JSON beside it: the device tool brings
 # back at most 8 files.
@@ -35,8 +38,13 @@ sleep 2
 # same-size copies, summaries and JSON: with only the timeout, the 2026-12-04 calls lost them every time.
 bench_seconds=${GPU_CALL_BENCH_SECONDS:-200}
 bench_cases_until=$(( bench_seconds > 90 ? bench_seconds - 45 : bench_seconds / 2 ))
-OUT=$work/bench DWBENCH_FLAGS="${GPU_CALL_DWBENCH:---precision fp16} --time-limit $bench_cases_until" \
-    DWBENCH_TAG=$tag timeout "$bench_seconds" scripts/gpu_suite.sh dwbench > "$work/bench/driver.log" 2>&1
+if [[ ${GPU_CALL_AB:-0} == 1 ]]; then
+    OUT=$work/bench AB_FLAGS="${GPU_CALL_DWBENCH:---precision fp16}" AB_SECONDS=$(( bench_cases_until / 2 )) \
+        timeout "$bench_seconds" scripts/gpu_call_ab.sh > "$work/bench/driver.log" 2>&1
+else
+    OUT=$work/bench DWBENCH_FLAGS="${GPU_CALL_DWBENCH:---precision fp16} --time-limit $bench_cases_until" \
+        DWBENCH_TAG=$tag timeout "$bench_seconds" scripts/gpu_suite.sh dwbench > "$work/bench/driver.log" 2>&1
+fi
 echo "bench done ($(since))"
 grep -E "^\(|MET$|slower" "$work/bench/driver.log" | head -12
 wait $export_pid
@@ -61,5 +69,5 @@ echo "--- kernel tests:"; grep -E "tests passed|tests failed|\(Failed\)|Skipped\
 echo "--- model tests:"; grep -E "tests passed|tests failed|\(Failed\)" "$work/models/driver.log" | tail -6
 [[ -n $sanitize ]] && { echo "--- sanitizers:"; grep -E "shard [0-9]+ exit" "$work/sanitize/driver.log"; }
 mkdir -p "$out"
-cp "$work/bench/depthwise_$tag.json" "$out/" 2>/dev/null
+cp "$work/bench/depthwise_$tag.json" "$work"/bench/ab_*.json "$out/" 2>/dev/null
 tar -C "$work" -cJf "$out/logs.tar.xz" .

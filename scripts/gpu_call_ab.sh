@@ -10,7 +10,14 @@
 set -uo pipefail
 out=${OUT:-/tmp/strata_out}
 mkdir -p "$out" /tmp/ab
+# Without .device/ab/new_depthwise_gpu.xz the new side is this build's (scripts/gpu_call.sh GPU_CALL_AB=1, which
+# carries .device/bin.tar.xz, unpacked by then).
 for side in base new; do
+    if [[ $side == new && ! -e .device/ab/new_depthwise_gpu.xz ]]; then
+        cp build/bench/depthwise_gpu /tmp/ab/depthwise_gpu_new
+        git rev-parse --short HEAD > .device/ab/new_commit 2>/dev/null || echo "this build" > .device/ab/new_commit
+        continue
+    fi
     xz -dc ".device/ab/${side}_depthwise_gpu.xz" > "/tmp/ab/depthwise_gpu_$side" && chmod +x "/tmp/ab/depthwise_gpu_$side"
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/ab_gpu.txt"

@@ -34,11 +34,14 @@
 // store. Most depthwise layers end in at most a clamp (none, ReLU, ReLU6: MobileNet v1/v2, MnasNet, ShuffleNet), so
 // the fp32 and fp16 NHWC kernels of 16-byte vectors are compiled twice, once for any activation and once for clamps
 // alone (CLAMP), and the launcher picks by the step's activation. The clamp kernels store with max and min only (the
-// 5x5 stride-1 register walk of two fp16 columns: 8792 SASS instructions -> 2080), and their async walk rotates
-// (unrolled by A, for A <= 5: 7x7 stride 1 shifts still; 5x5 stride 1, two columns: 4872 instructions, 59 MOV
-// where the shifting one has 734), while the kernels for any activation (SiLU, HardSwish: EfficientNet, MobileNet
-// v3) shift as before. The register walk shifts in both: unrolled by A it spilled (5x5 stride 1 two columns: 42
-// local accesses, stride 2: 14; none shifting). Not yet run on the GPU.
+// 5x5 stride-1 register walk of two fp16 columns: 8792 SASS instructions -> 2080), and the 5x5 async walk rotates
+// (unrolled by A; stride 1, two columns: 4872 instructions, 59 MOV where the shifting one has 734), while the kernels
+// for any activation (SiLU, HardSwish: EfficientNet, MobileNet v3) shift as before. Where rotating spilled, the walks
+// shift in the clamp kernels too: the register walk (5x5 stride 1, two columns: 42 local accesses, stride 2: 14; none
+// shifting), the 3x3 async walk at its 80 registers (16-25), and 7x7 stride 2 (45, against 15).
+// Measured on an H100 (2026-12-06, scripts/gpu_call_ab.sh, fp16 against the build before in the same call, 3x3 async
+// walks rotating then too): the 5x5 cases x0.95-1.00 (672x14k5s1 b32 16.27 -> 15.84 us), but the 3x3 cases whose
+// async walk had won before lost it, x1.03-1.09 (960x7k3s1 b128 12.12 -> 13.20), hence the 3x3 rule.
 #pragma once
 
 #include "backends/cuda/cuda_check.h"
@@ -332,9 +335,9 @@ __device__ __forceinline__ void pair_strip_bias(const float (&bias)[VEC], __half
 // went.
 
 /// True when the async walk rotates its accumulators instead of shifting them (NOTE [depthwise clamp epilogues]).
-template <int A>
+template <int K>
 constexpr bool depthwise_async_rotates(bool clamp) {
-    return clamp && A <= 5;
+    return clamp && K == 5;
 }
 
 template <class Math, int A, int COLS>
@@ -572,7 +575,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     zero_strip<Math, A, COLS>(acc);
     int slot = 0;  // of row ih; the row kAhead on goes kAhead slots on (two behind, with kSlots = kAhead + 2)
     // NOTE [depthwise clamp epilogues]: unrolled by A where it rotates, step u's row p is accumulator slot u.
-    constexpr bool kRotate = depthwise_async_rotates<A>(kClamp);
+    constexpr bool kRotate = depthwise_async_rotates<K>(kClamp);
     constexpr int kSteps = kRotate ? A : 1;
     for (int p0 = p_first - (A - 1); p0 < p_end; p0 += kSteps) {
 #pragma unroll
