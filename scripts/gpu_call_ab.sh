@@ -13,6 +13,10 @@ mkdir -p "$out" /tmp/ab
 # Without .device/ab/new_depthwise_gpu.xz the new side is this build's (scripts/gpu_call.sh GPU_CALL_AB=1, which
 # carries .device/bin.tar.xz, unpacked by then).
 for side in base new; do
+    if [[ $side == base && -e build/bench/depthwise_gpu_base ]]; then  # scripts/pack_device.sh PACK_BASELINE=...
+        cp build/bench/depthwise_gpu_base /tmp/ab/depthwise_gpu_base
+        continue
+    fi
     if [[ $side == new && ! -e .device/ab/new_depthwise_gpu.xz ]]; then
         cp build/bench/depthwise_gpu /tmp/ab/depthwise_gpu_new
         git rev-parse --short HEAD > .device/ab/new_commit 2>/dev/null || echo "this build" > .device/ab/new_commit

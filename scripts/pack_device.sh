@@ -28,9 +28,16 @@ mkdir -p "$stage/$build/tests"
 grep -v '_include.cmake' "$build/tests/CTestTestfile.cmake" > "$stage/$build/tests/CTestTestfile.cmake"
 grep 'test_gpu\[1\]_include.cmake' "$build/tests/CTestTestfile.cmake" >> "$stage/$build/tests/CTestTestfile.cmake"
 files=("$build/strata" "$build/CTestTestfile.cmake" "$build/bench/CTestTestfile.cmake")
-for f in "$build"/tests/test_gpu "$build"/tests/test_gpu\[*\]_*.cmake "$build"/bench/*_gpu; do
+# PACK_BENCHES: which bench programs travel (default every *_gpu).
+for f in "$build"/tests/test_gpu "$build"/tests/test_gpu\[*\]_*.cmake "$build"/bench/${PACK_BENCHES:-*_gpu}; do
     [[ -e "$f" ]] && files+=("$f")
 done
+# PACK_BASELINE=FILE: a bench/depthwise_gpu of the build before a change, packed as bench/depthwise_gpu_base for
+# scripts/gpu_call_ab.sh. In the same archive it adds ~15 MB, not the 29 of its own archive: the builds share bytes.
+if [[ -n ${PACK_BASELINE:-} ]]; then
+    cp "$PACK_BASELINE" "$build/bench/depthwise_gpu_base"
+    files+=("$build/bench/depthwise_gpu_base")
+fi
 if [[ ! -e .device/conformance.tar.xz && -d ../shared/conformance ]]; then
     tar -C ../shared -cf - conformance | xz -T2 -6 > .device/conformance.tar.xz
 fi
