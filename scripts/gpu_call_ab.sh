@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # One device call that times two builds of bench/depthwise_gpu against each other on the same card (packed by
-# scripts/pack_baseline.sh into .device/ab, the one path to carry): base, then new, AB_ROUNDS times, same flags, and
+# scripts/pack_baseline.sh into .device/ab, or the base by scripts/pack_device.sh PACK_BASELINE=FILE into
+# .device/bin.tar.xz beside this build's): base, then new, AB_ROUNDS times, same flags, and
 # each side's JSON and log in $OUT (ab_base1.json, ab_new1.json, ...). Compare with
 #   python3 bench/depthwise_table.py NEW.json --previous BASE.json
-# Runs on the GPU machine from the repository root with .device/ab carried.
+# Runs on the GPU machine from the repository root with .device/ab (or .device/bin.tar.xz and .device/ab/*_commit)
+# carried.
 #   AB_FLAGS    flags for both runs (default: --precision fp16,fp32 --int8 off --pdl off)
 #   AB_SECONDS  each run's --time-limit: no new case after it (default 120)
 #   AB_ROUNDS   (default 1)
 set -uo pipefail
 out=${OUT:-/tmp/strata_out}
 mkdir -p "$out" /tmp/ab
+# Binaries packed into .device/bin.tar.xz (scripts/pack_device.sh PACK_BASELINE=...) when nothing unpacked them yet.
+[[ -e build/bench/depthwise_gpu || ! -e .device/bin.tar.xz ]] || tar -xJf .device/bin.tar.xz
 # Without .device/ab/new_depthwise_gpu.xz the new side is this build's (scripts/gpu_call.sh GPU_CALL_AB=1, which
 # carries .device/bin.tar.xz, unpacked by then).
 for side in base new; do
