@@ -23,10 +23,11 @@ for side in base new; do
     fi
     if [[ $side == new && ! -e .device/ab/new_depthwise_gpu.xz ]]; then
         cp build/bench/depthwise_gpu /tmp/ab/depthwise_gpu_new
-        git rev-parse --short HEAD > .device/ab/new_commit 2>/dev/null || echo "this build" > .device/ab/new_commit
+        [[ -s .device/ab/new_commit ]] || echo "this build" > .device/ab/new_commit  # the carried one names it
         continue
     fi
-    xz -dc ".device/ab/${side}_depthwise_gpu.xz" > "/tmp/ab/depthwise_gpu_$side" && chmod +x "/tmp/ab/depthwise_gpu_$side"
+    xz -dc ".device/ab/${side}_depthwise_gpu.xz" > "/tmp/ab/depthwise_gpu_$side"
+    chmod +x "/tmp/ab/depthwise_gpu_$side"
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/ab_gpu.txt"
 echo "base $(cat .device/ab/base_commit), new $(cat .device/ab/new_commit)" | tee -a "$out/ab_gpu.txt"

@@ -22,12 +22,12 @@
 // slot is stored and zeroed and then serves row p + A, and nothing moves. The two-rows-ahead walk is unrolled by three
 // for its register ring already, so where A divides three (3x3 stride 1, and 5x5 stride 2 on 4-byte vectors) the
 // rotation costs no code, and it rotates.
-// The other walks shift. Unrolled by A they were slower on the H200 (2026-12-03, bench/depthwise_gpu, fp16): the
-// 5x5 cases by 5-9% (672x14k5s1 b128 42.64 -> 45.50 us, 1152x7k5s1 b8 5.17 -> 5.59 us), and back at their old times
-// once those walks shifted again (42.56 and 5.10 us, bench/RESULTS.md). Their kernels had grown 4.5x (the 5x5
-// stride-1 async kernel from 8208 to 37176 SASS instructions, most of them the float epilogue's activation code,
-// copied into every unrolled step), while the fast step's multiply stayed as it was: 243 instructions, 200 of them
-// HFMA2.
+// The other walks shift (but see NOTE [depthwise clamp epilogues]). Unrolled by A they were slower on the H200
+// (2026-12-03, bench/depthwise_gpu, fp16): the 5x5 cases by 5-9% (672x14k5s1 b128 42.64 -> 45.50 us, 1152x7k5s1 b8
+// 5.17 -> 5.59 us), and back at their old times once those walks shifted again (42.56 and 5.10 us,
+// bench/RESULTS.md). Their kernels had grown 4.5x (the 5x5 stride-1 async kernel from 8208 to 37176 SASS
+// instructions, most of them the float epilogue's activation code, copied into every unrolled step), while the fast
+// step's multiply stayed as it was: 243 instructions, 200 of them HFMA2.
 //
 // NOTE [depthwise clamp epilogues]
 // That growth was the epilogue's: an activation chosen at run time compiles every activation's code into every
@@ -38,10 +38,14 @@
 // (unrolled by A; stride 1, two columns: 4872 instructions, 59 MOV where the shifting one has 734), while the kernels
 // for any activation (SiLU, HardSwish: EfficientNet, MobileNet v3) shift as before. Where rotating spilled, the walks
 // shift in the clamp kernels too: the register walk (5x5 stride 1, two columns: 42 local accesses, stride 2: 14; none
-// shifting), the 3x3 async walk at its 80 registers (16-25), and 7x7 stride 2 (45, against 15).
+// shifting), the 3x3 async walk at its 80 registers (16-25 local accesses, none shifting), and 7x7 stride 2 (45,
+// against 15).
 // Measured on an H100 (2026-12-06, scripts/gpu_call_ab.sh, fp16 against the build before in the same call, 3x3 async
 // walks rotating then too): the 5x5 cases x0.95-1.00 (672x14k5s1 b32 16.27 -> 15.84 us), but the 3x3 cases whose
-// async walk had won before lost it, x1.03-1.09 (960x7k3s1 b128 12.12 -> 13.20), hence the 3x3 rule.
+// async walk had won before lost it, x1.03-1.09 (960x7k3s1 b128 12.12 -> 13.20), hence the 3x3 rule. With it (same
+// card and method, bench/RESULTS.md 2026-12-06), fp16 x0.98-1.00 by batch, and fp32 x0.95 at batch 128, where the
+// 5x5 async strips of 14 rows (configs 17-18, new in the same build, so the two are not told apart) took 240x28k5s1
+// from 138.0 to 117.3 us and 672x14k5s1 from 92.3 to 76.0. Tests and both sanitizers clean on the H100.
 #pragma once
 
 #include "backends/cuda/cuda_check.h"
@@ -817,7 +821,8 @@ __global__ void __launch_bounds__(256) dw_tiled_nchw_kernel(TiledArgs a) {
     const int64_t y_base = n * prm.y_stride[0] + c * prm.y_stride[1];
     GlobalTaps<T, K> taps{static_cast<const T*>(prm.w) + c * prm.w_stride[0], prm.w_stride[2], prm.w_stride[3]};
     taps.prefetch();
-    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>, false>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true, [] {});
+    dw_strip<T, 1, K, S, COLS, FloatMath<T, 1>, false>(prm, taps, xb, y_base, c, sq * COLS, p_first, p_end, true,
+                                                       [] {});
 }
 
 /// Calls f(integral_constant K, integral_constant S) for the specialised (K, S); false when there is none.
