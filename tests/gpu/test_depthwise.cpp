@@ -4,6 +4,7 @@
 // NHWC; random cases for the generic kernel (multiplier, dilation, rectangular kernels, 1-D); the fused residual;
 // and the tile selector's choices (host-only, runs without a GPU).
 #include <cstdlib>
+#include <tuple>
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/host_pack.h"
@@ -19,8 +20,8 @@ using ir::UnaryKind;
 
 const char* kTactic = "cuda.conv.depthwise";
 // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 / 16
-// rows, one / two columns)
-constexpr int kConfigs = 19;
+// rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows)
+constexpr int kConfigs = 23;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
 constexpr int kAsyncConfigs[] = {13, 14, 15, 16, 17, 18};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
@@ -328,6 +329,34 @@ TEST(DepthwiseTileSelector, OneRowStripsOfThreeByThreeRunTheOneRowKernel) {
     auto five = dw_params(1, 672, 14, 5, 1, true);
     cuda::DepthwiseTile t5 = cuda::select_depthwise_tile(five, DType::f16, true, 132);
     EXPECT_FALSE(cuda::depthwise_one_row(five.g, t5, 2)) << t5.str();
+}
+
+// NOTE [depthwise blocks for every SM]: a batch-1 launch of fewer blocks than SMs gets a config of smaller blocks,
+// whole warps still; a launch that fills the SMs already gets none.
+TEST(DepthwiseTileSelector, SmallLaunchesGetABlockForEverySm) {
+    auto blocks = [](const cuda::DepthwiseParams& prm, const cuda::DepthwiseTile& t) {
+        const int64_t cvecs = prm.g.c / t.vec, strips = t.threads / cvecs;
+        return (strips + t.block_y - 1) / t.block_y * ((cvecs + t.block_x - 1) / t.block_x);
+    };
+    for (auto [c, hw, k] : {std::tuple{960, 7, 3}, std::tuple{384, 14, 3}, std::tuple{576, 14, 3}}) {
+        const auto prm = dw_params(1, c, hw, k, 1, true);
+        for (DType dt : {DType::f32, DType::f16}) {
+            cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, dt, true, 132);
+            const cuda::DepthwiseTile before = t;
+            ASSERT_LT(blocks(prm, t), 132) << t.str();
+            ASSERT_TRUE(cuda::fill_sms_with_blocks(t, prm, 132)) << t.str();
+            EXPECT_GE(blocks(prm, t), 132) << t.str();
+            EXPECT_LT(t.block_y, before.block_y) << t.str();
+            EXPECT_EQ(t.block_x * t.block_y % 32, 0) << t.str();
+            EXPECT_EQ(t.threads, before.threads) << t.str();
+            EXPECT_EQ(t.rows, before.rows) << t.str();
+        }
+    }
+    const auto big = dw_params(32, 144, 56, 3, 1, true);
+    cuda::DepthwiseTile t = cuda::select_depthwise_tile(big, DType::f16, true, 132);
+    const std::string was = t.str();
+    EXPECT_FALSE(cuda::fill_sms_with_blocks(t, big, 132));
+    EXPECT_EQ(t.str(), was);
 }
 
 TEST(DepthwiseTileSelector, TileShrinksUntilTheGpuIsFull) {

@@ -122,8 +122,9 @@ void launch_generic(const DepthwiseParams& prm, DType dtype, cudaStream_t stream
 std::string DepthwiseTile::str() const {
     switch (kind) {
         case DepthwiseKernelKind::tiled_nhwc:
-            return fmt::format("{}nhwc vec{}{} cols{} rows{} block {}x{}, {} threads", async_rows ? "async " : "", vec,
-                               half2 ? " half2" : "", cols, rows, block_x, block_y, threads);
+            return fmt::format("{}nhwc vec{}{} cols{} rows{} block {}x{}, {} threads{}", async_rows ? "async " : "",
+                               vec, half2 ? " half2" : "", cols, rows, block_x, block_y, threads,
+                               register_taps ? ", register taps" : "");
         case DepthwiseKernelKind::tiled_nchw:
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
         case DepthwiseKernelKind::staged_nhwc:
@@ -187,6 +188,51 @@ bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int 
     tile.rows = balanced_rows(rows, g.p);
     tile.cols = cols;
     tile.threads = (nhwc ? g.c / tile.vec : g.c) * strips(g, tile.rows, tile.cols);
+    return true;
+}
+
+// NOTE [depthwise blocks for every SM]
+// At batch 1 the selector's smallest tile still puts 256 threads in a block, so a small map launches fewer blocks than
+// the GPU has SMs: 384x14k3s1 fp32 74 blocks, 576x14k3s1 110, 960x7k3s1 46, 672x14k5s1 64 (fp16 144x56k3s2: 55), and
+// those are the cases where cuDNN was faster (H100, 2026-12-06, by 2-5%), while the batch-1 cases of ~200 blocks
+// won by 1.4-1.9x. Idle SMs add nothing to a latency-bound launch but their share of its loads, so a tile with blocks
+// of fewer rows of strips (whole warps still, each staging its own channels' taps) is offered as a config beside the
+// selector's, and the builder's timing decides. Not yet run on the GPU: the config stays behind the unverified gate.
+bool fill_sms_with_blocks(DepthwiseTile& tile, const DepthwiseParams& prm, int sm_count) {
+    if (tile.kind != DepthwiseKernelKind::tiled_nhwc || tile.block_x <= 0 || tile.vec <= 0) return false;
+    const int64_t cvecs = prm.g.c / tile.vec;
+    const int64_t strip_count = tile.threads / cvecs;
+    const int64_t grid_y = (cvecs + tile.block_x - 1) / tile.block_x;
+    auto blocks = [&](int block_y) { return (strip_count + block_y - 1) / block_y * grid_y; };
+    const int warp_rows = std::max(1, 32 / tile.block_x);  // rows of strips that make the block whole warps
+    int block_y = tile.block_y;
+    while (blocks(block_y) < sm_count && block_y / 2 >= warp_rows && (block_y / 2) % warp_rows == 0) block_y /= 2;
+    if (block_y == tile.block_y) return false;
+    tile.block_y = block_y;
+    return true;
+}
+
+bool make_depthwise_register_taps(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int rows) {
+    const ConvGeometry& g = prm.g;
+    if (tile.kind != DepthwiseKernelKind::tiled_nhwc || (dtype != DType::f16 && dtype != DType::f32) || g.r > 5)
+        return false;
+    const int elem = static_cast<int>(dtype_size(dtype));
+    const int vec = 8 / elem;
+    if (g.c % vec != 0) return false;
+    DepthwiseTile t = tile;
+    t.vec = vec;
+    t.half2 = dtype == DType::f16;
+    t.register_taps = true;
+    t.async_rows = false;
+    t.wide_fits = true;
+    t.rows = balanced_rows(rows, g.p);
+    t.cols = 2;
+    const int64_t cvecs = g.c / vec;
+    const int tap_cap = static_cast<int>(kMaxTapBytes / (sizeof(float) * g.r * g.s * vec));
+    t.block_x = tiled_nhwc_block_x(cvecs, vec * elem, tap_cap);
+    t.block_y = std::max(1, kThreadsPerBlock / t.block_x);
+    t.threads = cvecs * strips(g, t.rows, t.cols);
+    tile = t;
     return true;
 }
 

@@ -53,6 +53,7 @@ struct DepthwiseTile {
     bool half2 = false;       ///< tiled_nhwc in fp16: paired HFMA2 arithmetic (depthwise_math.cuh)
     bool wide_fits = false;   ///< tiled_nhwc: two columns per thread fit the register budget
     bool async_rows = false;  ///< tiled_nhwc, 16-byte vectors: rows through a cp.async ring (NOTE [depthwise async rows])
+    bool register_taps = false;  ///< tiled_nhwc, 8-byte vectors, taps in registers (NOTE [depthwise register taps])
     int tile_p = 0;           ///< staged_nhwc: output rows of a block's tile
     int tile_q = 0;           ///< staged_nhwc: output columns of a block's tile
     int channel_lanes = 32;   ///< staged_nhwc: lanes of a warp on channels (32 or 8; the rest on columns)
@@ -79,6 +80,16 @@ DepthwiseTile select_depthwise_tile(const DepthwiseParams& prm, DType dtype, boo
 /// NCHW) or 1. False, leaving `tile` as it was, for the generic kernel or a wide NHWC strip that would need too many
 /// registers. The tactic offers these as configs so that the builder's timing can confirm or overrule the selector.
 bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int rows, bool wide);
+
+/// Turns a tiled NHWC `tile` into strips of `rows` output rows and two columns in 8-byte vectors with the taps held
+/// in registers (NOTE [depthwise register taps], depthwise_math.cuh). False, leaving `tile` as it was, for bf16, 7x7,
+/// C not a multiple of the 8-byte vector, or a tile that is not tiled NHWC.
+bool make_depthwise_register_taps(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int rows);
+
+/// Shrinks the block of a tiled NHWC `tile` (halving its rows of strips, down to one warp) until the launch has a
+/// block for each of `sm_count` SMs (NOTE [depthwise blocks for every SM]). False, leaving `tile` as it was, where it
+/// has that many already or is not tiled NHWC.
+bool fill_sms_with_blocks(DepthwiseTile& tile, const DepthwiseParams& prm, int sm_count);
 
 /// Whether the tiled kernels' walk (dw_strip, NOTE [depthwise row ring]) keeps two input rows in flight, not one, for
 /// rows of `row_bytes` and `acc_bytes` of accumulators per vector: where three rows fit in registers beside the

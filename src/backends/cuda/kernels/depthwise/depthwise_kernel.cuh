@@ -400,8 +400,8 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     const int ih_last = (p_end - 1) * S - g.pad_h + K - 1;
     int ih = (p_first - (A - 1)) * S - g.pad_h + K - S;
     constexpr bool kTwoAhead =
-        depthwise_two_rows_ahead(kInCols * static_cast<int>(sizeof(Raw<T, VEC>)),
-                                 static_cast<int>(sizeof(typename Math::Acc)) * L);
+        !Taps::kOneRowAhead && depthwise_two_rows_ahead(kInCols * static_cast<int>(sizeof(Raw<T, VEC>)),
+                                                        static_cast<int>(sizeof(typename Math::Acc)) * L);
     constexpr int kSlots = kTwoAhead ? 3 : 1;
     const StripRows<T, VEC, kInCols> rows(prm, xb, iw0);
     Raw<T, VEC> ring[kSlots][kInCols];
@@ -420,6 +420,7 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
     }
     before_walk();
     if (!active) return;
+    taps.fetch();
     pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
@@ -499,6 +500,7 @@ __device__ __forceinline__ void dw_one_row(const DepthwiseParams& prm, Taps taps
     }
     before_walk();
     if (!active) return;
+    taps.fetch();
     pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, 1, COLS> acc;
     zero_strip<Math, 1, COLS>(acc);
@@ -574,6 +576,7 @@ __device__ __forceinline__ void dw_strip_async(const DepthwiseParams& prm, Taps 
     for (int j = 0; j < kAhead; ++j) copy_row(ih + j, j);
     before_walk();
     if (!active) return;
+    taps.fetch();
     pair_strip_bias<VEC, Math>(bias, bias_h2);
     StripAcc<Math, A, COLS> acc;
     zero_strip<Math, A, COLS>(acc);
@@ -776,7 +779,7 @@ __global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC>())
     // Pinned: NOTE [depthwise pinned addresses].
     const T* xb = pinned(static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1]);
     const int64_t y_base = pinned(n * prm.y_stride[0] + c0 * prm.y_stride[1]);
-    SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
+    const SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
     // Launched with PDL, the taps (weights) are staged while the earlier kernel ends and the rows are read after the
     // wait; without it the rows' loads go first and the taps' overlap them (one memory round trip at batch 1).
     if (prm.pdl) {
@@ -796,6 +799,10 @@ __global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC>())
         auto* ring = reinterpret_cast<Raw<T, VEC>*>(smem + a.ring_offset) + thread;
         dw_strip_async<T, VEC, K, S, COLS, Math, CLAMP>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active,
                                                         ring, nthreads, before_walk);
+    } else if constexpr (VEC * sizeof(T) == 8) {  // NOTE [depthwise register taps]
+        static_assert(K <= 5, "7x7 taps do not fit in registers");
+        dw_strip<T, VEC, K, S, COLS, Math, CLAMP>(prm, RegisterTaps<Math, VEC, K>{taps}, xb, y_base, c0, sq * COLS,
+                                                  p_first, p_end, active, before_walk);
     } else {
         dw_strip<T, VEC, K, S, COLS, Math, CLAMP>(prm, taps, xb, y_base, c0, sq * COLS, p_first, p_end, active,
                                                   before_walk);
@@ -893,14 +900,20 @@ void launch_async_nhwc(Kernel kernel, dim3 grid, dim3 block, size_t smem, cudaSt
 /// The NHWC kernel of `tile` for T, compiled for clamp epilogues where CLAMP (NOTE [depthwise clamp epilogues]).
 template <class T, bool CLAMP>
 bool launch_tiled_nhwc_for(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
-    constexpr int kWide = 16 / sizeof(T), kNarrow = 4 / sizeof(T);
+    constexpr int kWide = 16 / sizeof(T), kNarrow = 4 / sizeof(T), kMid = 8 / sizeof(T);
+    // 8-byte vectors: the register-taps strips of two columns, 3x3 and 5x5, not bf16 (NOTE [depthwise register
+    // taps]; depthwise_register_taps_tile).
+    constexpr bool kHasMid = !std::is_same_v<T, __nv_bfloat16>;
+    const bool mid = kHasMid && tile.register_taps && tile.vec == kMid;
+    if (tile.register_taps && !mid) return false;
     const TiledArgs a = tiled_args(prm, tile, true);
     const dim3 grid(static_cast<unsigned>((a.strips + tile.block_y - 1) / tile.block_y),
                     static_cast<unsigned>((a.cvecs + tile.block_x - 1) / tile.block_x));
     const dim3 block(tile.block_x, tile.block_y);
     const size_t smem = depthwise_smem_bytes(prm, tile);
     const bool wide = tile.vec == kWide;
-    if (!wide && tile.vec != kNarrow) return false;  // no kernel for this width: the generic one runs
+    if (!wide && !mid && tile.vec != kNarrow) return false;  // no kernel for this width: the generic one runs
+    if (mid && (tile.async_rows || tile.cols != 2 || prm.g.r > 5)) return false;
     if (!strips_fit_32_bits(a, grid.x, block.y) || !image_offsets_fit_32_bits(prm)) return false;
     if (tile.async_rows && !wide) return false;
     return with_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
@@ -908,7 +921,7 @@ bool launch_tiled_nhwc_for(const DepthwiseParams& prm, const DepthwiseTile& tile
         auto go = [&](auto vc, auto cc) {
             constexpr int VEC = decltype(vc)::value;
             // Narrow vectors (odd channel counts) keep one kernel for every epilogue.
-            launch_kernel(dw_tiled_nhwc_kernel<T, VEC, K, S, decltype(cc)::value, false, false, CLAMP && VEC == kWide>,
+            launch_kernel(dw_tiled_nhwc_kernel<T, VEC, K, S, decltype(cc)::value, false, false, CLAMP && VEC != kNarrow>,
                           grid, block, smem, stream, prm.pdl, a);
         };
         using std::integral_constant;
@@ -920,6 +933,12 @@ bool launch_tiled_nhwc_for(const DepthwiseParams& prm, const DepthwiseTile& tile
                 else
                     launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, false, true, CLAMP>, grid, block, smem,
                                   stream, prm.pdl, a);
+                return;
+            }
+        }
+        if constexpr (kHasMid && K <= 5) {
+            if (mid) {
+                go(integral_constant<int, kMid>{}, integral_constant<int, 2>{});
                 return;
             }
         }

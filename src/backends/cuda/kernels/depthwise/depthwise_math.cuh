@@ -110,12 +110,14 @@ struct MathFor<T, VEC, true> {
 /// Filter taps from shared memory, staged as Math::Tap [K*K][block channels] (tiled NHWC): one vector load per tap.
 template <class Math, int VEC>
 struct SharedTaps {
+    static constexpr bool kOneRowAhead = false;
     const typename Math::Tap* base;  ///< this thread's first channel in tap 0
     int tap_stride;                  ///< channels per block
     /// Hides the stride from the compiler so that it reloads the taps each row (K*K shared loads) instead of
     /// hoisting all K*K of them into registers: 36 registers for 3x3 in fp16 pairs, 100-200 for 5x5 and 7x7, which
     /// cost occupancy or spill.
     __device__ __forceinline__ void reload_each_row() { asm volatile("" : "+r"(tap_stride)); }
+    __device__ __forceinline__ void fetch() {}  ///< read at each use instead
     __device__ __forceinline__ void load(int tap, typename Math::Acc (&w)[Math::kLanes]) const {
         static_assert(sizeof(w) == VEC * sizeof(typename Math::Tap), "a tap vector is VEC staged taps");
         constexpr int kBytes = sizeof(w), kChunk = kBytes < 16 ? kBytes : 16;  // 16-byte loads at most
@@ -130,11 +132,39 @@ struct SharedTaps {
     }
 };
 
+// NOTE [depthwise register taps]
+// SharedTaps reloads every tap on every input row: for 5x5 in 16-byte vectors that is 25 shared loads a row beside
+// ~100 HFMA2, and the 400 SASS instructions a row of dw_tiled_nhwc_kernel<__half, 8, 5, 1, 2> left the 5x5 cases
+// instruction-bound at 37-68% of the copy bandwidth (H100, 2026-12-06). With 8-byte vectors (4 fp16 channels as two
+// half2, or 2 floats) a thread's K*K taps take 2 registers each, 50 for 5x5, and fit beside the accumulators and
+// rows: the taps are read from shared memory once, after the block staged them, and a row is its loads, its
+// multiplies and its stores. The price is twice the threads per byte moved, each with its own strip bookkeeping.
+/// A thread's K*K tap vectors held in registers, read once from the block's staged taps by fetch().
+template <class Math, int VEC, int K>
+struct RegisterTaps {
+    /// The 5x5 taps' 50 registers leave no room for two rows in flight: with them the kernels spilled (sm_90,
+    /// 2026-12-06: fp16 stride 1 252 bytes of spill stores), so their walk keeps one row ahead.
+    static constexpr bool kOneRowAhead = K > 3;
+    SharedTaps<Math, VEC> staged;
+    typename Math::Acc w[K * K][Math::kLanes];
+    __device__ __forceinline__ void reload_each_row() {}
+    /// After the block has staged its taps (and passed the barrier that follows).
+    __device__ __forceinline__ void fetch() {
+#pragma unroll
+        for (int tap = 0; tap < K * K; ++tap) staged.load(tap, w[tap]);
+    }
+    __device__ __forceinline__ void load(int tap, typename Math::Acc (&out)[Math::kLanes]) const {
+#pragma unroll
+        for (int l = 0; l < Math::kLanes; ++l) out[l] = w[tap][l];
+    }
+};
+
 /// Filter taps of one channel straight from global memory (tiled NCHW: the lanes of a warp share the channel, so
 /// the loads broadcast from L1). Read-only loads: plain ones may alias Y, which the walk stores between rows, so the
 /// compiler reloaded every tap on every row, each load issued only when the row before it was done.
 template <class T, int K>
 struct GlobalTaps {
+    static constexpr bool kOneRowAhead = false;
     const T* base;  ///< the channel's tap (0, 0)
     int64_t r_stride, s_stride;
     /// Starts the channel's first and last taps towards L1, to be called before the first rows are loaded: the first
@@ -144,6 +174,7 @@ struct GlobalTaps {
         asm volatile("prefetch.global.L1 [%0];" ::"l"(base + (K - 1) * r_stride + (K - 1) * s_stride));
     }
     __device__ __forceinline__ void reload_each_row() {}
+    __device__ __forceinline__ void fetch() {}
     __device__ __forceinline__ void load(int tap, float (&w)[1]) const {
         w[0] = to_float(__ldg(base + (tap / K) * r_stride + (tap % K) * s_stride));
     }

@@ -5,13 +5,17 @@
 // blocks (NOTE [depthwise staged tile]); configs 13-16 the tiled NHWC kernel with its rows through a cp.async ring
 // (NOTE [depthwise async rows]), strips of 4 or 8 rows, one or two columns; configs 17-18 that kernel with strips of
 // 16 rows (a 14-row map in one strip: its 5x5 walk then reads 18 input rows for 14 outputs, not 22), appended so
-// that the timing caches' config numbers keep their meaning. detail() names the tile, so `strata profile` shows the
-// choice.
+// that the timing caches' config numbers keep their meaning; config 19 the selector's tile in blocks small enough to
+// give every SM one (NOTE [depthwise blocks for every SM]); configs 20-22 strips of 4, 8 or 16 rows and two columns in
+// 8-byte vectors with the taps in registers (NOTE [depthwise register taps]). 19-22 stay behind the unverified gate
+// until they have run on a GPU.
+// detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -25,7 +29,10 @@ constexpr bool kStagedPersistent[] = {false, false, true, true};
 constexpr int kFirstAsync = kFirstStaged + 4;
 constexpr int kAsyncRows[] = {4, 4, 8, 8, 16, 16};
 constexpr bool kAsyncWide[] = {false, true, false, true, false, true};
-constexpr int kNumConfigs = kFirstAsync + 6;
+constexpr int kFillingSms = kFirstAsync + 6;
+constexpr int kFirstRegisterTaps = kFillingSms + 1;
+constexpr int kRegisterTapsRows[] = {4, 8, 16};
+constexpr int kNumConfigs = kFirstRegisterTaps + 3;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -40,6 +47,15 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 /// The tile of `config` for the step; false when that config does not apply to it.
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
+    if (config >= kFirstRegisterTaps) {
+        tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
+        return make_depthwise_register_taps(tile, prm, desc.outputs[0].dtype,
+                                            kRegisterTapsRows[config - kFirstRegisterTaps]);
+    }
+    if (config == kFillingSms) {
+        tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
+        return fill_sms_with_blocks(tile, prm, sms);
+    }
     if (config >= kFirstAsync) {
         const int i = config - kFirstAsync;
         const size_t optin = desc.device && desc.device->smem_per_block_optin > 0 ? desc.device->smem_per_block_optin
@@ -64,7 +80,11 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
     DepthwiseTile tile;
     if (!depthwise_tile(desc, prm, config, tile))
-        return config >= kFirstAsync
+        return config >= kFirstRegisterTaps
+                   ? "the register-taps strips need the tiled NHWC kernel, fp32 or fp16, 3x3 or 5x5, and C a multiple "
+                     "of 8 bytes"
+               : config == kFillingSms ? "the selector's tile fills every SM with blocks already (or is not tiled NHWC)"
+               : config >= kFirstAsync
                    ? "the async-row strips need the tiled NHWC kernel with 16-byte vectors (C a multiple of 16 bytes), "
                      "a strip that fits its registers and a ring that fits shared memory"
                : config >= kFirstStaged
@@ -72,11 +92,15 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
                      "bytes"
                    : "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few "
                      "registers";
+    if (config >= kFillingSms) return unverified_tactic_problem();
     return {};
 }
 
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
+    if (config >= kFirstRegisterTaps)
+        return fmt::format("register taps rows{}", kRegisterTapsRows[config - kFirstRegisterTaps]);
+    if (config == kFillingSms) return "auto, blocks for every SM";
     if (config >= kFirstAsync)
         return fmt::format("async rows{} {}", kAsyncRows[config - kFirstAsync],
                            kAsyncWide[config - kFirstAsync] ? "wide" : "narrow");
