@@ -902,7 +902,7 @@ template <class T, bool CLAMP>
 bool launch_tiled_nhwc_for(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStream_t stream) {
     constexpr int kWide = 16 / sizeof(T), kNarrow = 4 / sizeof(T), kMid = 8 / sizeof(T);
     // 8-byte vectors: the register-taps strips of two columns, 3x3 and 5x5, not bf16 (NOTE [depthwise register
-    // taps]; depthwise_register_taps_tile).
+    // taps]; make_depthwise_register_taps).
     constexpr bool kHasMid = !std::is_same_v<T, __nv_bfloat16>;
     const bool mid = kHasMid && tile.register_taps && tile.vec == kMid;
     if (tile.register_taps && !mid) return false;
