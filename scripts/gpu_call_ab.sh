@@ -9,6 +9,9 @@
 #   AB_FLAGS    flags for both runs (default: --precision fp16,fp32 --int8 off --pdl off)
 #   AB_SECONDS  each run's --time-limit: no new case after it (default 120)
 #   AB_ROUNDS   (default 1)
+#   AB_NEW_ENV  an environment setting for the new side only (e.g. STRATA_UNVERIFIED_TACTICS=1). With no base binary
+#               carried, the base is then this build without it: configs still behind the unverified gate compete
+#               only on the new side, so one build gives the A/B of opening the gate.
 set -uo pipefail
 out=${OUT:-/tmp/strata_out}
 mkdir -p "$out" /tmp/ab
@@ -19,6 +22,11 @@ mkdir -p "$out" /tmp/ab
 for side in base new; do
     if [[ $side == base && -e build/bench/depthwise_gpu_base ]]; then  # scripts/pack_device.sh PACK_BASELINE=...
         cp build/bench/depthwise_gpu_base /tmp/ab/depthwise_gpu_base
+        continue
+    fi
+    if [[ $side == base && -n ${AB_NEW_ENV:-} && ! -e .device/ab/base_depthwise_gpu.xz ]]; then
+        cp build/bench/depthwise_gpu /tmp/ab/depthwise_gpu_base
+        mkdir -p .device/ab && echo "this build without $AB_NEW_ENV" > .device/ab/base_commit
         continue
     fi
     if [[ $side == new && ! -e .device/ab/new_depthwise_gpu.xz ]]; then
@@ -35,9 +43,11 @@ flags=${AB_FLAGS:---precision fp16,fp32 --int8 off --pdl off}
 for round in $(seq "${AB_ROUNDS:-1}"); do
     for side in base new; do
         bin=/tmp/ab/depthwise_gpu_$side
+        side_env=()
+        [[ $side == new && -n ${AB_NEW_ENV:-} ]] && side_env=("$AB_NEW_ENV")
         started=$(date +%s)
         # shellcheck disable=SC2086
-        "$bin" --batch 1,8,32,128 $flags --time-limit "${AB_SECONDS:-120}" --json "$out/ab_$side$round.json" \
+        env "${side_env[@]}" "$bin" --batch 1,8,32,128 $flags --time-limit "${AB_SECONDS:-120}" --json "$out/ab_$side$round.json" \
             > "$out/ab_$side$round.log" 2>&1
         echo "$side round $round: rc $? in $(( $(date +%s) - started )) s"
         grep -E "geometric mean|min .*% of copy|MET$" "$out/ab_$side$round.log" | head -8

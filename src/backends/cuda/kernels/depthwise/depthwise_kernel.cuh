@@ -477,6 +477,16 @@ __device__ __forceinline__ void dw_strip(const DepthwiseParams& prm, Taps taps, 
 // 100-200 registers at once. Measured (H200, 2026-12-03, bench/depthwise_gpu): 384x14k3s1 b1 fp16 3.09 -> 2.39 us
 // (2.62 in a second call; predicted ~2.3), the batch-1 3x3 fp16 cases x0.77-0.94, the one-row batch-8 ones x0.82-0.90.
 
+// NOTE [depthwise 5x5 one-row strips]
+// The 5x5 one-row strips ran the walk: its rows one or two ahead, each a memory round trip after the one before, so
+// a batch-1 5x5 launch took 4.1-5.0 us where the 3x3 ones, all K rows loaded at once, took 2.5-3.7 (H100, 2026-12-06:
+// 672x14k5s1 b1 fp32 4.89 us, cuDNN 4.78). In one column of 16-byte vectors a 5x5 row window is 25 vectors, 100
+// registers: dw_one_row holds them all, so the launch is one round trip for the rows, as in 3x3. Two columns (30
+// vectors for stride 1, 35 for stride 2) are left to the walk. The kernel asks for one block per SM, not two, so
+// that ptxas may use up to 255 registers: a one-row strip is the tile of small launches (batch 1, small maps at batch
+// 8), which have fewer threads than the SMs could hold anyway; where more would pay, the tactic's configs of more
+// rows compete by timing. Predicted: 5x5 batch-1 cases from 4.1-5.0 us to ~2.7.
+
 /// One output row p of a strip (NOTE [depthwise one-row strips]): columns [q0, q0 + COLS) x channels [c0, c0 + VEC),
 /// arguments as dw_strip's.
 template <class T, int VEC, int K, int S, int COLS, class Math, bool kClamp, class Taps, class BeforeWalk>
@@ -704,8 +714,9 @@ __device__ __forceinline__ void stage_dense_taps(const T* w, int c_first, int bl
 // keep two. Three blocks take 3 x ~66 KiB of shared memory for the 3x3 stride-1 ring of two columns (the stride-2 ring
 // is larger: those launches stay at two blocks whatever the registers allow). Run on an H100 (2026-12-05): tests
 // and both sanitizers clean, but with no same-card baseline in that call its effect on time is not yet measured.
-template <class T, int K, bool ASYNC>
+template <class T, int K, bool ASYNC, bool ONE_ROW>
 constexpr int dw_tiled_nhwc_min_blocks() {
+    if (ONE_ROW && K > 3) return 1;  // NOTE [depthwise 5x5 one-row strips]
     return ASYNC && K == 3 && !std::is_same_v<T, __nv_bfloat16> ? 3 : 2;
 }
 
@@ -716,7 +727,7 @@ constexpr int dw_tiled_nhwc_min_blocks() {
 // strips of one output row (a.rows == 1), NOTE [depthwise one-row strips]. CLAMP: the activation is at most a clamp
 // (clamp_activation), NOTE [depthwise clamp epilogues].
 template <class T, int VEC, int K, int S, int COLS, bool ASYNC, bool ONE_ROW = false, bool CLAMP = false>
-__global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC>())) dw_tiled_nhwc_kernel(TiledArgs a) {
+__global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC, ONE_ROW>())) dw_tiled_nhwc_kernel(TiledArgs a) {
     static_assert(!(ASYNC && ONE_ROW), "a one-row strip has no rows to stream");
     using Math = typename MathFor<T, VEC>::type;
     extern __shared__ __align__(16) unsigned char smem[];
@@ -925,11 +936,11 @@ bool launch_tiled_nhwc_for(const DepthwiseParams& prm, const DepthwiseTile& tile
                           grid, block, smem, stream, prm.pdl, a);
         };
         using std::integral_constant;
-        if constexpr (K == 3) {  // NOTE [depthwise one-row strips]
+        if constexpr (K == 3 || K == 5) {  // NOTE [depthwise one-row strips], [depthwise 5x5 one-row strips]
             if (depthwise_one_row(prm.g, tile, static_cast<int>(sizeof(T)))) {
-                if (tile.cols == 2)
-                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 2, false, true, CLAMP>, grid, block, smem,
-                                  stream, prm.pdl, a);
+                if (K == 3 && tile.cols == 2)
+                    launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, K == 3 ? 2 : 1, false, true, CLAMP>, grid,
+                                  block, smem, stream, prm.pdl, a);
                 else
                     launch_kernel(dw_tiled_nhwc_kernel<T, kWide, K, S, 1, false, true, CLAMP>, grid, block, smem,
                                   stream, prm.pdl, a);
