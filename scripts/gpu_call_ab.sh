@@ -9,6 +9,7 @@
 #   AB_FLAGS    flags for both runs (default: --precision fp16,fp32 --int8 off --pdl off)
 #   AB_SECONDS  each run's --time-limit: no new case after it (default 120)
 #   AB_ROUNDS   (default 1)
+#   AB_BATCH    the batches both sides time (default 1,8,32,128): a change to small launches needs only 1,8
 #   AB_NEW_ENV  an environment setting for the new side only (e.g. STRATA_UNVERIFIED_TACTICS=1). With no base binary
 #               carried, the base is then this build without it: configs still behind the unverified gate compete
 #               only on the new side, so one build gives the A/B of opening the gate.
@@ -47,7 +48,7 @@ for round in $(seq "${AB_ROUNDS:-1}"); do
         [[ $side == new && -n ${AB_NEW_ENV:-} ]] && side_env=("$AB_NEW_ENV")
         started=$(date +%s)
         # shellcheck disable=SC2086
-        env "${side_env[@]}" "$bin" --batch 1,8,32,128 $flags --time-limit "${AB_SECONDS:-120}" --json "$out/ab_$side$round.json" \
+        env "${side_env[@]}" "$bin" --batch "${AB_BATCH:-1,8,32,128}" $flags --time-limit "${AB_SECONDS:-120}" --json "$out/ab_$side$round.json" \
             > "$out/ab_$side$round.log" 2>&1
         echo "$side round $round: rc $? in $(( $(date +%s) - started )) s"
         grep -E "geometric mean|min .*% of copy|MET$" "$out/ab_$side$round.log" | head -8
