@@ -793,19 +793,6 @@ __global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC, ON
     const T* xb = pinned(static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1]);
     const int64_t y_base = pinned(n * prm.y_stride[0] + c0 * prm.y_stride[1]);
     const SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
-    if constexpr (ONE_ROW && DenseRegisterTaps<T, Math, VEC, K>::kFits) {
-        if (dense_taps(prm, K)) {  // NOTE [depthwise one-row register taps]; with PDL read before the wait
-            DenseRegisterTaps<T, Math, VEC, K> direct;
-            direct.read(w + c0 * (K * K));
-            if (prm.pdl) {
-                pdl_wait();
-                pdl_launch_dependents();
-            }
-            dw_one_row<T, VEC, K, S, COLS, Math, CLAMP>(prm, direct, xb, y_base, c0, sq * COLS, p_first, active,
-                                                        [] {});
-            return;
-        }
-    }
     // Launched with PDL, the taps (weights) are staged while the earlier kernel ends and the rows are read after the
     // wait; without it the rows' loads go first and the taps' overlap them (one memory round trip at batch 1).
     if (prm.pdl) {
