@@ -20,10 +20,8 @@ using ir::UnaryKind;
 
 const char* kTactic = "cuda.conv.depthwise";
 // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 / 16
-// rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows), one-row strips with the
-// taps read into registers (one / two columns)
-constexpr int kConfigs = 25;
-constexpr int kOneRowTapsConfigs[] = {23, 24};
+// rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows)
+constexpr int kConfigs = 23;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
 constexpr int kAsyncConfigs[] = {13, 14, 15, 16, 17, 18};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
@@ -245,18 +243,16 @@ std::vector<uint8_t> run_with_weights_at(const ir::Graph& graph, const cuda::Ste
 
 // The dense-vector tap staging and the element-by-element one put the same values in the same places, so the two
 // outputs agree bit for bit: on blocks whose last channel block is part-filled (C = 40 and 136 of blocks of 32 or
-// more channels), every K, and the one-row, walking and async-row kernels (configs 1, 3, 13); the one-row kernel with
-// a dense W's taps read into registers (23, 24; an offset W makes it stage them) gives the same bits too.
+// more channels), every K, and the one-row, walking and async-row kernels (configs 1, 3, 13).
 TEST(GpuDepthwise, DenseAndElementwiseTapStagingGiveTheSameBits) {
     STRATA_REQUIRE_GPU();
-    UnverifiedTacticsScope unverified;  // configs 23-24 (taps read into registers) are still gated
     uint64_t seed = test_seed() + 3000;
     const GpuConvCase cases[] = {dw_case(1, 136, 14, 14, 3, 2, 1, UnaryKind::Relu6), dw_case(2, 40, 12, 13, 5, 1, 2),
                                  dw_case(1, 64, 9, 11, 7, 1, 3, UnaryKind::SiLU), dw_case(3, 24, 10, 10, 3, 1, 1)};
     int compared = 0;
     for (const GpuConvCase& cc : cases)
         for (DType dt : kDtypes)
-            for (int config : {0, 1, 3, 13, kOneRowTapsConfigs[0], kOneRowTapsConfigs[1]}) {
+            for (int config : {0, 1, 3, 13}) {
                 seed += 10;
                 auto graph = conv_case_graph(cc, seed);
                 const cuda::StepDesc desc = make_desc(*graph, graph->nodes()[0], dt, Layout::nhwc);
@@ -274,32 +270,6 @@ TEST(GpuDepthwise, DenseAndElementwiseTapStagingGiveTheSameBits) {
 }
 
 // ---- the tile selector (host code: runs without a GPU) ----
-
-// The one-row register-taps configs take 3x3 one-row strips in fp32 and fp16 only, name the choice in detail(), and
-// stay behind the unverified gate until they have run on a GPU (host code: runs without a GPU).
-TEST(DepthwiseTactic, OneRowRegisterTapsAreGatedAndOnlyForThreeByThreeFp32AndFp16) {
-    const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kTactic);
-    ASSERT_NE(tactic, nullptr);
-    const uint64_t seed = test_seed() + 4000;
-    std::vector<std::shared_ptr<ir::Graph>> graphs;
-    auto desc_of = [&](const GpuConvCase& cc, DType dt) {
-        graphs.push_back(conv_case_graph(cc, seed));  // the desc points at its node
-        return make_host_desc(*graphs.back(), graphs.back()->nodes()[0], dt, Layout::nhwc);
-    };
-    const GpuConvCase three = dw_case(1, 576, 14, 14, 3, 1, 1), five = dw_case(1, 672, 14, 14, 5, 1, 2);
-    for (int config : kOneRowTapsConfigs) {
-        EXPECT_NE(tactic->can_implement(desc_of(three, DType::f32), config).find("not yet verified"), std::string::npos)
-            << config;
-        UnverifiedTacticsScope unverified;
-        for (DType dt : {DType::f32, DType::f16}) {
-            const cuda::StepDesc desc = desc_of(three, dt);
-            ASSERT_EQ(tactic->can_implement(desc, config), "") << config << " " << dtype_name(dt);
-            EXPECT_NE(tactic->make(desc, config)->detail().find("one-row taps in registers"), std::string::npos);
-        }
-        EXPECT_NE(tactic->can_implement(desc_of(three, DType::bf16), config), "") << config;
-        EXPECT_NE(tactic->can_implement(desc_of(five, DType::f32), config), "") << config;
-    }
-}
 
 cuda::DepthwiseParams dw_params(int n, int c, int hw, int k, int s, bool nhwc) {
     cuda::DepthwiseParams prm;

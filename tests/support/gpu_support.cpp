@@ -46,15 +46,10 @@ Tensor round_to(const Tensor& t, DType dtype) {
 }
 
 cuda::StepDesc make_desc(const ir::Graph& graph, const ir::Node& node, DType dtype, Layout layout) {
-    cuda::StepDesc desc = make_host_desc(graph, node, dtype, layout);
-    desc.device = &cuda::device_info(0);
-    return desc;
-}
-
-cuda::StepDesc make_host_desc(const ir::Graph& graph, const ir::Node& node, DType dtype, Layout layout) {
     cuda::StepDesc desc;
     desc.node = &node;
     desc.name = node.name;
+    desc.device = &cuda::device_info(0);
     for (size_t i = 0; i < node.inputs.size(); ++i) {
         if (node.inputs[i] == ir::kNoValue) {
             desc.inputs.push_back(cuda::TensorDesc{DType::f32, Layout::rowmajor, {}, false});

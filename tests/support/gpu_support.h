@@ -43,8 +43,6 @@ DeviceTensor to_device(const Tensor& logical, const cuda::TensorDesc& desc);
 /// The step the builder would describe for `node` of `graph` on device 0, every value in `dtype` and `layout`
 /// (weights and biases that kernels keep in fp32 stay so).
 cuda::StepDesc make_desc(const ir::Graph& graph, const ir::Node& node, DType dtype, Layout layout);
-/// make_desc without a device (desc.device null): for tactics' host code, which runs without a GPU.
-cuda::StepDesc make_host_desc(const ir::Graph& graph, const ir::Node& node, DType dtype, Layout layout);
 /// Downloads to a logical host tensor (float dtypes come back as f32).
 Tensor from_device(const DeviceTensor& t);
 /// The tensor with each value rounded to `dtype` and back (identity for f32 and non-float dtypes).

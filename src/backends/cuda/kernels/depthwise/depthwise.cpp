@@ -122,10 +122,9 @@ void launch_generic(const DepthwiseParams& prm, DType dtype, cudaStream_t stream
 std::string DepthwiseTile::str() const {
     switch (kind) {
         case DepthwiseKernelKind::tiled_nhwc:
-            return fmt::format("{}nhwc vec{}{} cols{} rows{} block {}x{}, {} threads{}{}", async_rows ? "async " : "",
+            return fmt::format("{}nhwc vec{}{} cols{} rows{} block {}x{}, {} threads{}", async_rows ? "async " : "",
                                vec, half2 ? " half2" : "", cols, rows, block_x, block_y, threads,
-                               register_taps ? ", register taps" : "",
-                               one_row_register_taps ? ", one-row taps in registers" : "");
+                               register_taps ? ", register taps" : "");
         case DepthwiseKernelKind::tiled_nchw:
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
         case DepthwiseKernelKind::staged_nhwc:

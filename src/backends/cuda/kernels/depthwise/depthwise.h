@@ -54,9 +54,6 @@ struct DepthwiseTile {
     bool wide_fits = false;   ///< tiled_nhwc: two columns per thread fit the register budget
     bool async_rows = false;  ///< tiled_nhwc, 16-byte vectors: rows through a cp.async ring (NOTE [depthwise async rows])
     bool register_taps = false;  ///< tiled_nhwc, 8-byte vectors, taps in registers (NOTE [depthwise register taps])
-    /// The one-row kernel in fp32 or fp16, 3x3: a dense W's taps read straight into registers (NOTE [depthwise
-    /// one-row register taps], depthwise_math.cuh); with W not dense the kernel stages them as without it.
-    bool one_row_register_taps = false;
     int tile_p = 0;           ///< staged_nhwc: output rows of a block's tile
     int tile_q = 0;           ///< staged_nhwc: output columns of a block's tile
     int channel_lanes = 32;   ///< staged_nhwc: lanes of a warp on channels (32 or 8; the rest on columns)

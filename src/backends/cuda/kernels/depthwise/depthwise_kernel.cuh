@@ -631,7 +631,6 @@ struct TiledArgs {
     int64_t strips = 0;  ///< nhwc: N * strips_p * strips_q; nchw: N * C * strips_p * strips_q; < 2^31
     int cvecs = 0;       ///< nhwc: C / VEC
     int ring_offset = 0; ///< nhwc with async rows: bytes from the start of shared memory to the ring
-    bool one_row_register_taps = false;  ///< DepthwiseTile::one_row_register_taps
     // A thread's strip index splits into (n, [c,] sp, sq) by these (fast_divmod.h): the 64-bit `/` and `%` they
     // replace were about half of the ~200 SASS instructions before a thread's first load (NCHW fp16 3x3), a
     // dependent chain that batch 1 waits on.
@@ -794,20 +793,6 @@ __global__ void __launch_bounds__(256, (dw_tiled_nhwc_min_blocks<T, K, ASYNC, ON
     const T* xb = pinned(static_cast<const T*>(prm.x) + n * prm.x_stride[0] + c0 * prm.x_stride[1]);
     const int64_t y_base = pinned(n * prm.y_stride[0] + c0 * prm.y_stride[1]);
     const SharedTaps<Math, VEC> taps{w_s + threadIdx.x * VEC, block_c};
-    if constexpr (ONE_ROW && DenseRegisterTaps<T, Math, VEC, K>::kFits) {
-        if (a.one_row_register_taps && dense_taps(prm, K)) {  // NOTE [depthwise one-row register taps]; with PDL read
-                                                               // before the wait
-            DenseRegisterTaps<T, Math, VEC, K> direct;
-            direct.read(w + c0 * (K * K));
-            if (prm.pdl) {
-                pdl_wait();
-                pdl_launch_dependents();
-            }
-            dw_one_row<T, VEC, K, S, COLS, Math, CLAMP>(prm, direct, xb, y_base, c0, sq * COLS, p_first, active,
-                                                        [] {});
-            return;
-        }
-    }
     // Launched with PDL, the taps (weights) are staged while the earlier kernel ends and the rows are read after the
     // wait; without it the rows' loads go first and the taps' overlap them (one memory round trip at batch 1).
     if (prm.pdl) {
@@ -887,7 +872,6 @@ inline TiledArgs tiled_args(const DepthwiseParams& prm, const DepthwiseTile& til
     a.strips = int64_t{g.n} * a.strips_p * a.strips_q * (nhwc ? 1 : g.c);
     a.cvecs = nhwc ? g.c / tile.vec : 0;
     a.ring_offset = tile.async_rows ? static_cast<int>(depthwise_async_ring_offset(prm, tile)) : 0;
-    a.one_row_register_taps = tile.one_row_register_taps;
     a.by_strips_q = FastDivmod(static_cast<uint32_t>(a.strips_q));
     a.by_strips_p = FastDivmod(static_cast<uint32_t>(a.strips_p));
     a.by_channels = FastDivmod(static_cast<uint32_t>(g.c));

@@ -159,54 +159,6 @@ struct RegisterTaps {
     }
 };
 
-// NOTE [depthwise one-row register taps]
-// A one-row strip (NOTE [depthwise one-row strips]) is all of a batch-1 launch's time after the launch itself: its
-// rows and taps take one memory round trip, and the staged taps of SharedTaps add a chain of their own behind it --
-// the block's loads of W, their scatter into shared memory, a barrier that waits for the slowest warp, and the
-// thread's shared loads -- before the first multiply. With W dense ([C][K][K], 16-byte aligned) and 16-byte vectors, a
-// thread's VEC channels are VEC*K*K contiguous elements, K*K aligned 16-byte loads that go out beside the rows' loads;
-// in fp32 and fp16 the K*K tap vectors take 4 registers each (36 for 3x3), which fit beside the 36 of the rows. bf16
-// taps widen to float (72 registers) and 5x5 rows take 100 already, so those keep the staged taps. The price: every
-// strip of a block reads its channels' taps itself, 32-64 times the L1 traffic of one staged copy, in loads of
-// 144-byte stride that touch ~32 sectors each. Run for every one-row launch (b2b73ff, H100, 2026-12-07, against
-// 63734fb in the same call) fp16 was x1.034 slower at batch 1 and x1.030 at batch 8 (96x112k3s2 b1 3.27 -> 3.83 us),
-// while 576x14k3s1 b1 ran 2.59 -> 2.44; across two calls the fp32 batch-1 cases that lose to cuDNN ran 4-7% faster
-// (384x14k3s1 2.58 -> 2.47, 576x14k3s1 2.76 -> 2.61, 960x7k3s1 2.53 -> 2.41). So it is a tactic config of its own
-// (DepthwiseTile::one_row_register_taps), which the builder's timing takes only where it wins.
-/// A thread's K*K tap vectors loaded from a dense W straight into registers (NOTE [depthwise one-row register taps]).
-template <class T, class Math, int VEC, int K>
-struct DenseRegisterTaps {
-    static constexpr bool kOneRowAhead = false;
-    /// Whether the taps of a thread fit the registers NOTE [depthwise one-row register taps] allows them.
-    static constexpr bool kFits = K == 3 && sizeof(T) * VEC == 16 && sizeof(typename Math::Tap) * VEC == 16;
-    typename Math::Acc w[K * K][Math::kLanes];
-    /// `src`: channel c0's tap (0, 0) in a dense W, 16-byte aligned (VEC * K * K elements follow).
-    __device__ __forceinline__ void read(const T* src) {
-        constexpr int KK = K * K, kPer = 16 / sizeof(T);
-        static_assert(VEC * KK % kPer == 0, "the thread's taps are whole 16-byte vectors");
-        T vals[VEC * KK];
-#pragma unroll
-        for (int i = 0; i < VEC * KK / kPer; ++i) {
-            const uint4 v = __ldg(reinterpret_cast<const uint4*>(src) + i);
-            memcpy(vals + i * kPer, &v, sizeof(v));
-        }
-#pragma unroll
-        for (int tap = 0; tap < KK; ++tap) {  // channel v's tap is element v * KK + tap: gathered into [tap][channel]
-            typename Math::Tap t[VEC];
-#pragma unroll
-            for (int v = 0; v < VEC; ++v) t[v] = Math::stage(vals[v * KK + tap]);
-            static_assert(sizeof(t) == sizeof(w[0]), "a tap vector is VEC staged taps");
-            memcpy(w[tap], t, sizeof(t));
-        }
-    }
-    __device__ __forceinline__ void reload_each_row() {}
-    __device__ __forceinline__ void fetch() {}
-    __device__ __forceinline__ void load(int tap, typename Math::Acc (&out)[Math::kLanes]) const {
-#pragma unroll
-        for (int l = 0; l < Math::kLanes; ++l) out[l] = w[tap][l];
-    }
-};
-
 /// Filter taps of one channel straight from global memory (tiled NCHW: the lanes of a warp share the channel, so
 /// the loads broadcast from L1). Read-only loads: plain ones may alias Y, which the walk stores between rows, so the
 /// compiler reloaded every tap on every row, each load issued only when the row before it was done.

@@ -9,15 +9,12 @@
 // give every SM one (NOTE [depthwise blocks for every SM]); configs 20-22 strips of 4, 8 or 16 rows and two columns in
 // 8-byte vectors with the taps in registers (NOTE [depthwise register taps]). 19-22 ran on the H100 on 2026-12-06
 // (tests, memcheck and racecheck clean; fp16 geometric mean over cuDNN 1.44 -> 1.56) and compete like the others.
-// Configs 23-24: one-row strips of one or two columns, 3x3 fp32 or fp16, with a dense W's taps read straight into
-// registers (NOTE [depthwise one-row register taps]); behind the unverified gate until they have run on a GPU.
 // detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
-#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -34,8 +31,7 @@ constexpr bool kAsyncWide[] = {false, true, false, true, false, true};
 constexpr int kFillingSms = kFirstAsync + 6;
 constexpr int kFirstRegisterTaps = kFillingSms + 1;
 constexpr int kRegisterTapsRows[] = {4, 8, 16};
-constexpr int kFirstOneRowTaps = kFirstRegisterTaps + 3;
-constexpr int kNumConfigs = kFirstOneRowTaps + 2;
+constexpr int kNumConfigs = kFirstRegisterTaps + 3;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -50,15 +46,6 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 /// The tile of `config` for the step; false when that config does not apply to it.
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
-    if (config >= kFirstOneRowTaps) {
-        const DType dt = desc.outputs[0].dtype;
-        tile = select_depthwise_tile(prm, dt, desc.outputs[0].channels_last(), sms);
-        if (!force_depthwise_strip(tile, prm, 1, config - kFirstOneRowTaps == 1)) return false;
-        if (prm.g.r != 3 || !depthwise_one_row(prm.g, tile, static_cast<int>(dtype_size(dt)))) return false;
-        if (dt != DType::f32 && !(dt == DType::f16 && tile.half2)) return false;  // bf16: float taps, 72 registers
-        tile.one_row_register_taps = true;
-        return true;
-    }
     if (config >= kFirstRegisterTaps) {
         tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
         return make_depthwise_register_taps(tile, prm, desc.outputs[0].dtype,
@@ -92,10 +79,7 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
     DepthwiseTile tile;
     if (!depthwise_tile(desc, prm, config, tile))
-        return config >= kFirstOneRowTaps
-                   ? "the one-row register taps need the one-row kernel (tiled NHWC, 3x3, 16-byte vectors), fp32 or "
-                     "fp16"
-               : config >= kFirstRegisterTaps
+        return config >= kFirstRegisterTaps
                    ? "the register-taps strips need the tiled NHWC kernel, fp32 or fp16, 3x3 or 5x5, and C a multiple "
                      "of 8 bytes"
                : config == kFillingSms ? "the selector's tile fills every SM with blocks already (or is not tiled NHWC)"
@@ -107,14 +91,11 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
                      "bytes"
                    : "this strip needs the tiled kernels (k 3/5/7, stride 1/2, no dilation, multiplier 1) and few "
                      "registers";
-    if (config >= kFirstOneRowTaps) return unverified_tactic_problem();
     return {};
 }
 
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
-    if (config >= kFirstOneRowTaps)
-        return fmt::format("rows1 {}, one-row taps in registers", config - kFirstOneRowTaps ? "wide" : "narrow");
     if (config >= kFirstRegisterTaps)
         return fmt::format("register taps rows{}", kRegisterTapsRows[config - kFirstRegisterTaps]);
     if (config == kFillingSms) return "auto, blocks for every SM";
