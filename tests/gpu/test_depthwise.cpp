@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/host_pack.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "conv_gpu_check.h"
 #include "core/check.h"
 #include "unverified_scope.h"
@@ -20,10 +21,12 @@ using ir::UnaryKind;
 
 const char* kTactic = "cuda.conv.depthwise";
 // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 / 16
-// rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows)
-constexpr int kConfigs = 23;
+// rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows), staged with blocked walkers
+// (32 / 8 channel lanes, one block per tile / persistent)
+constexpr int kConfigs = 27;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
 constexpr int kAsyncConfigs[] = {13, 14, 15, 16, 17, 18};
+constexpr int kBlockedConfigs[] = {23, 24, 25, 26};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
 const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
@@ -127,7 +130,7 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
     const int64_t channels[] = {8, 16, 24, 40, 64, 72, 136, 10, 7};
     const int64_t kernels[] = {3, 5, 7};
     static const UnaryKind kActs[] = {UnaryKind::Relu, UnaryKind::Relu6, UnaryKind::SiLU, UnaryKind::HardSwish};
-    int forced = 0, staged = 0, async = 0;
+    int forced = 0, staged = 0, async = 0, blocked = 0;
     uint64_t seed = base;
     for (int i = 0; i < 24; ++i) {
         const int64_t k = kernels[rng() % 3], s = range(1, 2), c = channels[rng() % 9];
@@ -144,13 +147,16 @@ TEST(GpuDepthwise, EveryConfigMatchesReferenceOnRandomTiledShapes) {
                 const bool ran = check_config(cc, config, dt, layout, seed += 10, residual);
                 forced += ran && config > 0 && config < kStagedConfigs[0];
                 staged += ran && config >= kStagedConfigs[0] && config < kAsyncConfigs[0];
-                async += ran && config >= kAsyncConfigs[0];
+                async += ran && config >= kAsyncConfigs[0] && config <= kAsyncConfigs[5];
+                blocked += ran && config >= kBlockedConfigs[0];
             }
     }
     EXPECT_GT(forced, 24) << "the forced strips must run on most random tiled shapes (seed " << base << ")";
     EXPECT_GT(staged, 8) << "the staged kernel must run on the NHWC cases with whole 16-byte chunks (seed " << base
                          << ")";
     EXPECT_GT(async, 8) << "the async-row strips must run on the NHWC cases with 16-byte vectors (seed " << base << ")";
+    EXPECT_GT(blocked, 0) << "the blocked walkers must run on some NHWC 3x3/5x5 fp32/fp16 clamp cases (seed " << base
+                          << ")";
 }
 
 // The staged kernel on maps larger than one shared-memory tile (split down and across, the last tiles short), and
@@ -167,6 +173,27 @@ TEST(GpuDepthwise, StagedKernelSplitsLargeMapsIntoTiles) {
         for (DType dt : kDtypes)
             for (int config : kStagedConfigs) ran += check_config(cc, config, dt, Layout::nhwc, seed += 10);
     EXPECT_EQ(ran, 4 * 3 * 5) << "every case has C a multiple of 16 bytes: the staged kernel must run it";
+}
+
+// The blocked walkers (NOTE [depthwise blocked walkers]) on maps whose sides are not whole 7x7 blocks (the tile is
+// rounded up and zero-filled past the map; stores stop at its edge), maps of several tiles, part-filled channel slabs
+// (72 fp16 channels with 32 lanes: 64 + 8; 40 with 8 lanes: 16 + 16 + 8), stride 2, clamp epilogues with and without
+// bias, and a residual.
+TEST(GpuDepthwise, BlockedWalkersMatchReferenceOnRaggedMaps) {
+    STRATA_REQUIRE_GPU();
+    uint64_t seed = test_seed() + 5000;
+    const GpuConvCase cases[] = {
+        dw_case(2, 64, 15, 9, 3, 1, 1, UnaryKind::Relu6), dw_case(1, 72, 61, 33, 5, 2, 2),
+        dw_case(3, 40, 23, 30, 5, 1, 2, UnaryKind::Relu, false), dw_case(1, 136, 50, 57, 3, 2, 1),
+        dw_case(2, 16, 7, 7, 5, 1, 2), dw_case(1, 32, 90, 100, 5, 1, 2, UnaryKind::Relu)};
+    int ran = 0;
+    for (const GpuConvCase& cc : cases)
+        for (DType dt : {DType::f32, DType::f16})
+            for (int config : kBlockedConfigs) {
+                ran += check_config(cc, config, dt, Layout::nhwc, seed += 10);
+                ran += check_config(cc, config, dt, Layout::nhwc, seed += 10, /*residual=*/true);
+            }
+    EXPECT_EQ(ran, 6 * 2 * 4 * 2) << "every case is NHWC, 3x3 or 5x5, clamp, C a multiple of 16 bytes";
 }
 
 // Every shape's staged launch shares one kernel function per (dtype, k, stride, lanes): a small persistent tile set
@@ -190,6 +217,29 @@ TEST(GpuDepthwise, StagedConfigsTakeNhwcOnHost) {
         EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
         EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nchw, config).find("NHWC"), std::string::npos)
             << "config " << config;
+    }
+}
+
+// The blocked configs on the host: behind the unverified gate, then refused for what they are not compiled for
+// (other activations, bf16, 7x7, NCHW) with a reason, and taken otherwise.
+TEST(GpuDepthwise, BlockedConfigsRefuseWhatTheyAreNotCompiledFor) {
+    const GpuConvCase relu6 = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
+    for (int config : kBlockedConfigs) {
+        if (!cuda::unverified_tactics_enabled()) {
+            EXPECT_NE(host_can_implement(relu6, kTactic, DType::f16, Layout::nhwc, config).find("not yet verified"),
+                      std::string::npos)
+                << "config " << config;
+        }
+        UnverifiedTacticsScope unverified;
+        EXPECT_EQ(host_can_implement(relu6, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
+        EXPECT_EQ(host_can_implement(relu6, kTactic, DType::f32, Layout::nhwc, config), "") << "config " << config;
+        EXPECT_NE(host_can_implement(relu6, kTactic, DType::bf16, Layout::nhwc, config), "") << "config " << config;
+        EXPECT_NE(host_can_implement(relu6, kTactic, DType::f16, Layout::nchw, config), "") << "config " << config;
+        const GpuConvCase silu = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::SiLU);
+        EXPECT_NE(host_can_implement(silu, kTactic, DType::f16, Layout::nhwc, config).find("clamp"), std::string::npos)
+            << "config " << config;
+        const GpuConvCase seven = dw_case(8, 64, 28, 28, 7, 1, 3);
+        EXPECT_NE(host_can_implement(seven, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
     }
 }
 
@@ -524,6 +574,39 @@ TEST(DepthwiseTileSelector, StagedTilesFitSharedMemoryAndFillTheGpu) {
     EXPECT_EQ(cuda::depthwise_smem_bytes(small, persistent), 2 * cuda::depthwise_smem_bytes(small, narrow_slab));
     EXPECT_GT(narrow_slab.threads / narrow_slab.block_x, wide_slab.threads / wide_slab.block_x)
         << wide_slab.str() << " / " << narrow_slab.str();
+}
+
+// Blocked tiles (NOTE [depthwise blocked walkers]): sides of whole 7x7 blocks, the whole map where it fits, within
+// the staged budget, and blocks of whole warps with a walker for every block of outputs up to 8 warps.
+TEST(DepthwiseTileSelector, BlockedTilesAreWholeBlocksThatFit) {
+    for (int k : {3, 5})
+        for (int s : {1, 2})
+            for (int lanes : {32, 8})
+                for (int map : {7, 14, 28, 56, 112, 20}) {
+                    auto prm = dw_params(32, 240, map, k, s, true);
+                    cuda::DepthwiseTile t;
+                    // One 7x7 block of 5x5 stride 2 reads 17 x 17 pixels: 37 KiB of 128-byte pixels, over budget.
+                    const bool fits = !(k == 5 && s == 2 && lanes == 32);
+                    ASSERT_EQ(cuda::block_depthwise_tile(t, prm, DType::f16, 132, lanes, false), fits)
+                        << k << "x" << k << " s" << s << " lanes" << lanes << " map " << map;
+                    if (!fits) continue;
+                    EXPECT_TRUE(t.blocked) << t.str();
+                    EXPECT_EQ(t.tile_p % cuda::kDepthwiseBlockRows, 0) << t.str();
+                    EXPECT_EQ(t.tile_q % cuda::kDepthwiseBlockCols, 0) << t.str();
+                    EXPECT_LE(cuda::depthwise_smem_bytes(prm, t), cuda::kDepthwiseStagedTileBudget) << t.str();
+                    EXPECT_EQ(t.block_x % 32, 0) << t.str();
+                    EXPECT_LE(t.block_x, 256) << t.str();
+                    const int64_t items = int64_t{t.tile_p / 7} * (t.tile_q / 7);
+                    EXPECT_EQ(t.block_x / 32, std::min<int64_t>(8, (items + 32 / lanes - 1) / (32 / lanes))) << t.str();
+                }
+    // 14x14 5x5 fp16 with 8 lanes: the whole map (18 x 18 pixels of 32 bytes) is one tile of 2 x 2 blocks.
+    cuda::DepthwiseTile t;
+    ASSERT_TRUE(cuda::block_depthwise_tile(t, dw_params(32, 672, 14, 5, 1, true), DType::f16, 132, 8, false));
+    EXPECT_EQ(t.tile_p, 14) << t.str();
+    EXPECT_EQ(t.tile_q, 14) << t.str();
+    EXPECT_EQ(t.block_x, 32) << t.str();
+    EXPECT_FALSE(cuda::block_depthwise_tile(t, dw_params(32, 672, 14, 5, 1, true), DType::bf16, 132, 8, false));
+    EXPECT_FALSE(cuda::block_depthwise_tile(t, dw_params(32, 672, 14, 7, 1, true), DType::f16, 132, 8, false));
 }
 
 TEST(DepthwiseTileSelector, StagedKernelRefusesWhatItCannotCopyInChunks) {

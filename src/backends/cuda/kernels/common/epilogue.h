@@ -9,6 +9,14 @@
 
 #include "ir/attrs.h"
 
+#ifndef STRATA_HOST_DEVICE
+#if defined(__CUDACC__)
+#define STRATA_HOST_DEVICE __host__ __device__
+#else
+#define STRATA_HOST_DEVICE
+#endif
+#endif
+
 namespace strata::cuda {
 
 /// An ir::UnaryKind applied in a kernel. kind < 0 = none.
@@ -27,6 +35,14 @@ struct EpilogueParams {
 inline ActivationParams activation_params(const std::optional<ir::UnaryAttrs>& a) {
     if (!a) return {};
     return {static_cast<int>(a->kind), a->alpha, a->beta};
+}
+
+/// True when the activation is at most a clamp: none, ReLU or ReLU6. The depthwise kernels' fp16 epilogue then stays
+/// in half2 (bias and residual add in half2 too; one extra fp16 rounding of an output that is stored in fp16 anyway),
+/// and they pick the kernels compiled for such epilogues (NOTE [depthwise clamp epilogues]).
+STRATA_HOST_DEVICE inline bool clamp_activation(const ActivationParams& a) {
+    using K = ir::UnaryKind;
+    return a.kind < 0 || a.kind == static_cast<int>(K::Relu) || a.kind == static_cast<int>(K::Relu6);
 }
 
 }  // namespace strata::cuda

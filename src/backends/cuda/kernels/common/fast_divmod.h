@@ -8,10 +8,12 @@
 
 #include <cstdint>
 
+#ifndef STRATA_HOST_DEVICE
 #if defined(__CUDACC__)
 #define STRATA_HOST_DEVICE __host__ __device__
 #else
 #define STRATA_HOST_DEVICE
+#endif
 #endif
 
 namespace strata::cuda {

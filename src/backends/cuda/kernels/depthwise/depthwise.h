@@ -58,6 +58,7 @@ struct DepthwiseTile {
     int tile_q = 0;           ///< staged_nhwc: output columns of a block's tile
     int channel_lanes = 32;   ///< staged_nhwc: lanes of a warp on channels (32 or 8; the rest on columns)
     bool persistent = false;  ///< staged_nhwc: a few blocks per SM walk the tiles with two buffers; else one each
+    bool blocked = false;     ///< staged_nhwc: walkers of rows x cols output blocks (NOTE [depthwise blocked walkers])
     std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
 };
 
@@ -121,6 +122,17 @@ inline constexpr size_t kDepthwiseStagedTileBudget = 32 * 1024;
 /// re-read (halo) that still launches a few blocks per SM, or the one with the most blocks when none does. False when
 /// the staged kernel cannot run `prm` (it needs the tiled geometry, channels contiguous, C a multiple of 16 bytes).
 bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
+                          bool persistent);
+
+/// The output block of a blocked staged walker (NOTE [depthwise blocked walkers], depthwise_blocked.cuh): 7 x 7, so
+/// that maps of 7 * 2^k (the 224-pixel networks' 112, 56, 28, 14, 7) split into whole blocks.
+inline constexpr int kDepthwiseBlockRows = 7;
+inline constexpr int kDepthwiseBlockCols = 7;
+
+/// The staged tile of blocked walkers (tile sides whole blocks) for `prm`, chosen as stage_depthwise_tile does. False
+/// where the blocked kernel cannot run: bf16, k other than 3 and 5, or the staged kernel's own conditions. It is
+/// compiled for clamp epilogues only; the tactic refuses other activations.
+bool block_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
                           bool persistent);
 
 /// True when the tiled and staged kernels have a specialisation for `prm`'s geometry: k in {3,5,7} square, stride

@@ -73,14 +73,6 @@ __device__ __forceinline__ void store_epilogue(const EpilogueParams& e, const fl
     *reinterpret_cast<Raw<T, VEC>*>(y + off) = narrow<T, VEC>(out);
 }
 
-/// True when the activation is at most a clamp: none, ReLU or ReLU6. The fp16 epilogue then stays in half2 (bias and
-/// residual add in half2 too; one extra fp16 rounding of an output that is stored in fp16 anyway), and the launcher
-/// picks the kernels compiled for such epilogues (NOTE [depthwise clamp epilogues]).
-__host__ __device__ inline bool clamp_activation(const ActivationParams& a) {
-    using K = ir::UnaryKind;
-    return a.kind < 0 || a.kind == static_cast<int>(K::Relu) || a.kind == static_cast<int>(K::Relu6);
-}
-
 /// store_epilogue for an activation known to be a clamp (clamp_activation): no activation code beyond max and min.
 template <class T, int VEC>
 __device__ __forceinline__ void store_epilogue_clamp(const EpilogueParams& e, const float (&acc)[VEC],

@@ -2,6 +2,7 @@
 // depthwise_f16.cu / depthwise_bf16.cu.
 #pragma once
 
+#include "backends/cuda/kernels/depthwise/depthwise_blocked.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_staged.cuh"
 
@@ -16,7 +17,7 @@ bool launch_typed(const DepthwiseParams& prm, const DepthwiseTile& tile, cudaStr
         case DepthwiseKernelKind::tiled_nchw:
             return launch_tiled_nchw<T>(prm, tile, stream);
         case DepthwiseKernelKind::staged_nhwc:
-            return launch_staged_nhwc<T>(prm, tile, stream);
+            return tile.blocked ? launch_blocked_nhwc<T>(prm, tile, stream) : launch_staged_nhwc<T>(prm, tile, stream);
         case DepthwiseKernelKind::generic:
             break;
     }

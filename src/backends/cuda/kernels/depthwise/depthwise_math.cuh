@@ -68,6 +68,7 @@ struct FloatMath {
     static __device__ __forceinline__ Acc zero() { return 0.0f; }
     static __device__ __forceinline__ void unpack(const Raw<T, VEC>& raw, Acc (&x)[kLanes]) { widen<T, VEC>(raw, x); }
     static __device__ __forceinline__ Acc fma(Acc x, Acc w, Acc a) { return fmaf(x, w, a); }
+    static __device__ __forceinline__ Acc mul(Acc x, Acc w) { return x * w; }
     static __device__ __forceinline__ Tap stage(T w) { return to_float(w); }
     static __device__ __forceinline__ void to_floats(const Acc (&a)[kLanes], float (&out)[VEC]) {
 #pragma unroll
@@ -87,6 +88,7 @@ struct Half2Math {
         memcpy(x, &raw, sizeof(raw));
     }
     static __device__ __forceinline__ Acc fma(Acc x, Acc w, Acc a) { return __hfma2(x, w, a); }
+    static __device__ __forceinline__ Acc mul(Acc x, Acc w) { return __hmul2(x, w); }
     static __device__ __forceinline__ Tap stage(__half w) { return w; }
     static __device__ __forceinline__ void to_floats(const Acc (&a)[kLanes], float (&out)[VEC]) {
 #pragma unroll

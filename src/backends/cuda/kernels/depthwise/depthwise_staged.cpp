@@ -27,41 +27,57 @@ struct StagedCandidate {
 
 /// The candidate tiles: each column split of the map (whole width, halves, quarters, ... down to kMinTileSide
 /// columns) with as many rows as the budget allows, then those rows halved, balanced so the last tile is not a sliver.
-std::vector<StagedCandidate> staged_candidates(const ConvGeometry& g, int channel_lanes, int64_t slabs) {
+/// Tile sides are whole multiples of `unit_p` rows and `unit_q` columns (1 for the column walkers; the blocked
+/// walkers' BR x BC, NOTE [depthwise blocked walkers]).
+std::vector<StagedCandidate> staged_candidates(const ConvGeometry& g, int channel_lanes, int64_t slabs, int unit_p,
+                                               int unit_q) {
     std::vector<StagedCandidate> out;
     const int64_t pixel_bytes = int64_t{channel_lanes} * 4;
-    for (int splits_q = 1; splits_q <= g.q; ++splits_q) {
-        const int tq = static_cast<int>(ceil_div(g.q, splits_q));
-        if (splits_q > 1 && tq == ceil_div(g.q, splits_q - 1)) continue;  // same tile width as the previous split
-        if (tq < std::min(g.q, kMinTileSide)) break;
+    const int64_t units_q = ceil_div(g.q, unit_q), units_p = ceil_div(g.p, unit_p);
+    const int64_t min_units_q = std::min(units_q, ceil_div(kMinTileSide, unit_q));
+    const int64_t min_units_p = std::min(units_p, ceil_div(kMinTileSide, unit_p));
+    for (int64_t splits_q = 1; splits_q <= units_q; ++splits_q) {
+        const int64_t uq = ceil_div(units_q, splits_q);
+        if (splits_q > 1 && uq == ceil_div(units_q, splits_q - 1)) continue;  // same tile width as the previous split
+        if (uq < min_units_q) break;
+        const int tq = static_cast<int>(uq * unit_q);
         const int64_t in_cols = int64_t{tq - 1} * g.stride_w + g.s;
         const int64_t rows_fit = static_cast<int64_t>(kDepthwiseStagedTileBudget) / (in_cols * pixel_bytes);
         if (rows_fit < g.r) continue;
-        int tp_max = static_cast<int>(std::min<int64_t>((rows_fit - g.r) / g.stride_h + 1, g.p));
-        for (int tp = tp_max; tp >= std::min(g.p, kMinTileSide); tp = (tp + 1) / 2) {
-            const int64_t tiles_p = ceil_div(g.p, tp);
+        const int64_t up_max = std::min<int64_t>(((rows_fit - g.r) / g.stride_h + 1) / unit_p, units_p);
+        for (int64_t up = up_max; up >= 1 && up >= min_units_p; up = (up + 1) / 2) {
+            const int64_t tiles_p = ceil_div(units_p, up);
             StagedCandidate c;
-            c.tile_p = static_cast<int>(ceil_div(g.p, tiles_p));
+            c.tile_p = static_cast<int>(ceil_div(units_p, tiles_p) * unit_p);
             c.tile_q = tq;
             c.blocks = int64_t{g.n} * slabs * tiles_p * splits_q;
             const double in_rows = double(c.tile_p - 1) * g.stride_h + g.r;
             c.reread = in_rows * double(in_cols) * double(tiles_p * splits_q) / (double(g.h) * double(g.w));
             out.push_back(c);
-            if (tp == 1) break;
+            if (up == 1) break;
         }
     }
     return out;
 }
 
-}  // namespace
-
-size_t staged_tile_bytes(const ConvGeometry& g, int tile_p, int tile_q, int channel_lanes) {
-    const size_t in_rows = size_t(tile_p - 1) * g.stride_h + g.r, in_cols = size_t(tile_q - 1) * g.stride_w + g.s;
-    return in_rows * in_cols * size_t(channel_lanes) * 4;
+/// The least re-read among the tiles that launch `target` blocks; the most blocks when none does.
+const StagedCandidate* least_reread_filling(const std::vector<StagedCandidate>& candidates, int64_t target) {
+    const StagedCandidate* best = nullptr;
+    for (const StagedCandidate& c : candidates) {
+        const bool fills = c.blocks >= target;
+        if (!best) {
+            best = &c;
+            continue;
+        }
+        const bool best_fills = best->blocks >= target;
+        if (fills != best_fills ? fills : fills ? c.reread < best->reread : c.blocks > best->blocks) best = &c;
+    }
+    return best;
 }
 
-bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
-                          bool persistent) {
+/// Whether the staged kernels can run `prm` in `dtype` with `channel_lanes` lanes on channels: the tiled geometry,
+/// channels contiguous and in whole 16-byte chunks, images within 32-bit offsets, Y in 4-byte words.
+bool staged_preconditions(const DepthwiseParams& prm, DType dtype, int channel_lanes) {
     const ConvGeometry& g = prm.g;
     if (dtype != DType::f32 && dtype != DType::f16 && dtype != DType::bf16) return false;
     const int elem = static_cast<int>(dtype_size(dtype)), chunk = 16 / elem;
@@ -75,29 +91,38 @@ bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType
     if (image_extent >= (int64_t{1} << 31) || prm.x_stride[2] >= (int64_t{1} << 31)) return false;
     const int vec = 4 / elem;
     // Y (and the residual, which has Y's strides) is stored and read in 4-byte words of vec channels.
-    if (prm.y_stride[0] % vec != 0 || prm.y_stride[2] % vec != 0 || prm.y_stride[3] % vec != 0) return false;
-    const int64_t slabs = ceil_div(g.c, int64_t{channel_lanes} * vec);
-    const std::vector<StagedCandidate> candidates = staged_candidates(g, channel_lanes, slabs);
-    if (candidates.empty()) return false;
-    // The least re-read among the tiles that fill the GPU; the most blocks when none does.
-    const int64_t target = int64_t{std::max(sm_count, 1)} * kStagedBlocksPerSm;
-    const StagedCandidate* best = nullptr;
-    for (const StagedCandidate& c : candidates) {
-        const bool fills = c.blocks >= target;
-        if (!best) {
-            best = &c;
-            continue;
-        }
-        const bool best_fills = best->blocks >= target;
-        if (fills != best_fills ? fills : fills ? c.reread < best->reread : c.blocks > best->blocks) best = &c;
-    }
-    tile = DepthwiseTile{};
+    return prm.y_stride[0] % vec == 0 && prm.y_stride[2] % vec == 0 && prm.y_stride[3] % vec == 0;
+}
+
+DepthwiseTile staged_tile_of(const StagedCandidate& best, DType dtype, int channel_lanes, bool persistent) {
+    DepthwiseTile tile;
     tile.kind = DepthwiseKernelKind::staged_nhwc;
-    tile.vec = vec;
+    tile.vec = 4 / static_cast<int>(dtype_size(dtype));
     tile.half2 = dtype == DType::f16;
     tile.channel_lanes = channel_lanes;
     tile.persistent = persistent;
-    tile.tile_p = best->tile_p, tile.tile_q = best->tile_q;
+    tile.tile_p = best.tile_p, tile.tile_q = best.tile_q;
+    return tile;
+}
+
+}  // namespace
+
+size_t staged_tile_bytes(const ConvGeometry& g, int tile_p, int tile_q, int channel_lanes) {
+    const size_t in_rows = size_t(tile_p - 1) * g.stride_h + g.r, in_cols = size_t(tile_q - 1) * g.stride_w + g.s;
+    return in_rows * in_cols * size_t(channel_lanes) * 4;
+}
+
+bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
+                          bool persistent) {
+    const ConvGeometry& g = prm.g;
+    if (!staged_preconditions(prm, dtype, channel_lanes)) return false;
+    const int vec = 4 / static_cast<int>(dtype_size(dtype));
+    const int64_t slabs = ceil_div(g.c, int64_t{channel_lanes} * vec);
+    const std::vector<StagedCandidate> candidates = staged_candidates(g, channel_lanes, slabs, 1, 1);
+    if (candidates.empty()) return false;
+    const int64_t target = int64_t{std::max(sm_count, 1)} * kStagedBlocksPerSm;
+    const StagedCandidate& best = *least_reread_filling(candidates, target);
+    tile = staged_tile_of(best, dtype, channel_lanes, persistent);
     // Strips: the longest (fewest warm-up rows re-walked) that still give every walker of up to kMaxWarps warps a
     // column-strip; then only as many warps as there are strips.
     const int walkers_per_warp = 32 / channel_lanes;
@@ -109,7 +134,29 @@ bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType
     const int warps = static_cast<int>(std::clamp<int64_t>(ceil_div(items, walkers_per_warp), 1, kMaxWarps));
     tile.block_x = 32 * warps;
     tile.block_y = 1;
-    tile.threads = best->blocks * tile.block_x;
+    tile.threads = best.blocks * tile.block_x;
+    return true;
+}
+
+bool block_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
+                          bool persistent) {
+    const ConvGeometry& g = prm.g;
+    if (dtype == DType::bf16 || (g.r != 3 && g.r != 5) || !staged_preconditions(prm, dtype, channel_lanes)) return false;
+    const int vec = 4 / static_cast<int>(dtype_size(dtype));
+    const int64_t slabs = ceil_div(g.c, int64_t{channel_lanes} * vec);
+    const std::vector<StagedCandidate> candidates =
+        staged_candidates(g, channel_lanes, slabs, kDepthwiseBlockRows, kDepthwiseBlockCols);
+    if (candidates.empty()) return false;
+    const int64_t target = int64_t{std::max(sm_count, 1)} * kStagedBlocksPerSm;
+    const StagedCandidate& best = *least_reread_filling(candidates, target);
+    tile = staged_tile_of(best, dtype, channel_lanes, persistent);
+    tile.blocked = true;
+    tile.rows = kDepthwiseBlockRows, tile.cols = kDepthwiseBlockCols;
+    const int64_t items = int64_t{tile.tile_p / kDepthwiseBlockRows} * (tile.tile_q / kDepthwiseBlockCols);
+    const int warps = static_cast<int>(std::clamp<int64_t>(ceil_div(items, 32 / channel_lanes), 1, kMaxWarps));
+    tile.block_x = 32 * warps;
+    tile.block_y = 1;
+    tile.threads = best.blocks * tile.block_x;
     return true;
 }
 

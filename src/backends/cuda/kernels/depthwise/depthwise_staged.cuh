@@ -194,12 +194,11 @@ __device__ __forceinline__ void staged_taps(const DepthwiseParams& prm, int c0, 
 
 // Persistent blocks (NOTE [depthwise staged tile]): a block walks tiles blockIdx.x, + gridDim.x, ..., with two tile
 // buffers: the next tile's copy is in flight while this one is computed, so the SM's share of DRAM never waits on
-// arithmetic, and a grid of a few blocks per SM has no partly-filled last wave. Registers allow the blocks per SM
-// the tile buffers do for 3x3 (3); fewer as the taps held in registers grow (K*K words each).
-template <class T, int K, int S, int CL>
-__global__ void __launch_bounds__(256, K == 7 ? 2 : 3) dw_staged_nhwc_kernel(StagedArgs a) {
+// arithmetic, and a grid of a few blocks per SM has no partly-filled last wave. The staged kernels share this walk;
+// `compute(tile, c0, taps, bias, words)` computes one staged tile's outputs.
+template <class T, int K, int S, int CL, class Compute>
+__device__ __forceinline__ void walk_staged_tiles(const StagedArgs& a, Compute&& compute) {
     constexpr int VEC = 4 / sizeof(T);  // channels per lane
-    using Math = typename MathFor<T, VEC>::type;
     using Word = Raw<T, VEC>;
     extern __shared__ __align__(16) unsigned char smem[];
     const DepthwiseParams& prm = a.prm;
@@ -240,11 +239,20 @@ __global__ void __launch_bounds__(256, K == 7 ? 2 : 3) dw_staged_nhwc_kernel(Sta
         }
         cp_async_wait<1>();
         __syncthreads();
-        if (channel_ok)
-            staged_compute<T, K, S, CL, Math>(a, t, c0, taps, bias,
-                                              reinterpret_cast<const Word*>(smem + (i & 1) * tile_bytes));
+        if (channel_ok) compute(t, c0, taps, bias, reinterpret_cast<const Word*>(smem + (i & 1) * tile_bytes));
         __syncthreads();  // the buffer is refilled by the stage two tiles on
     }
+}
+
+// Registers allow the blocks per SM the tile buffers do for 3x3 (3); fewer as the taps held in registers grow (K*K
+// words each).
+template <class T, int K, int S, int CL>
+__global__ void __launch_bounds__(256, K == 7 ? 2 : 3) dw_staged_nhwc_kernel(StagedArgs a) {
+    using Math = typename MathFor<T, 4 / sizeof(T)>::type;
+    walk_staged_tiles<T, K, S, CL>(a, [&](const StagedTile& t, int c0, const auto& taps, const float(&bias)[4 / sizeof(T)],
+                                          const auto* words) {
+        staged_compute<T, K, S, CL, Math>(a, t, c0, taps, bias, words);
+    });
 }
 
 inline StagedArgs staged_args(const DepthwiseParams& prm, const DepthwiseTile& tile) {

@@ -9,12 +9,16 @@
 // give every SM one (NOTE [depthwise blocks for every SM]); configs 20-22 strips of 4, 8 or 16 rows and two columns in
 // 8-byte vectors with the taps in registers (NOTE [depthwise register taps]). 19-22 ran on the H100 on 2026-12-06
 // (tests, memcheck and racecheck clean; fp16 geometric mean over cuDNN 1.44 -> 1.56) and compete like the others.
+// Configs 23-26: the staged kernel with blocked walkers (NOTE [depthwise blocked walkers]), 32 or 8 lanes on
+// channels, one block per tile or persistent; fp32 and fp16, 3x3 and 5x5, clamp epilogues, behind the unverified gate
+// until they have run on a GPU.
 // detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -31,7 +35,8 @@ constexpr bool kAsyncWide[] = {false, true, false, true, false, true};
 constexpr int kFillingSms = kFirstAsync + 6;
 constexpr int kFirstRegisterTaps = kFillingSms + 1;
 constexpr int kRegisterTapsRows[] = {4, 8, 16};
-constexpr int kNumConfigs = kFirstRegisterTaps + 3;
+constexpr int kFirstBlocked = kFirstRegisterTaps + 3;
+constexpr int kNumConfigs = kFirstBlocked + 4;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -46,6 +51,11 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 /// The tile of `config` for the step; false when that config does not apply to it.
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
+    if (config >= kFirstBlocked) {
+        const int i = config - kFirstBlocked;
+        return desc.outputs[0].channels_last() &&
+               block_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kStagedLanes[i], kStagedPersistent[i]);
+    }
     if (config >= kFirstRegisterTaps) {
         tile = select_depthwise_tile(prm, desc.outputs[0].dtype, desc.outputs[0].channels_last(), sms);
         return make_depthwise_register_taps(tile, prm, desc.outputs[0].dtype,
@@ -77,9 +87,17 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
     const DepthwiseParams prm = depthwise_params(desc);
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
+    if (config >= kFirstBlocked) {
+        if (std::string p = unverified_tactic_problem(); !p.empty()) return p;
+        if (!clamp_activation(activation_params(desc.attr<ir::ConvAttrs>().activation)))
+            return "the blocked staged kernel is compiled for clamp activations only (none, ReLU, ReLU6)";
+    }
     DepthwiseTile tile;
     if (!depthwise_tile(desc, prm, config, tile))
-        return config >= kFirstRegisterTaps
+        return config >= kFirstBlocked
+                   ? "the blocked staged kernel needs NHWC, fp32 or fp16, k 3 or 5, stride 1/2, no dilation, "
+                     "multiplier 1, C a multiple of 16 bytes"
+               : config >= kFirstRegisterTaps
                    ? "the register-taps strips need the tiled NHWC kernel, fp32 or fp16, 3x3 or 5x5, and C a multiple "
                      "of 8 bytes"
                : config == kFillingSms ? "the selector's tile fills every SM with blocks already (or is not tiled NHWC)"
@@ -96,6 +114,9 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
 
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
+    if (config >= kFirstBlocked)
+        return fmt::format("staged blocked lanes{}{}", kStagedLanes[config - kFirstBlocked],
+                           kStagedPersistent[config - kFirstBlocked] ? " persistent" : "");
     if (config >= kFirstRegisterTaps)
         return fmt::format("register taps rows{}", kRegisterTapsRows[config - kFirstRegisterTaps]);
     if (config == kFillingSms) return "auto, blocks for every SM";
