@@ -142,6 +142,9 @@ bool block_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType
                           bool persistent) {
     const ConvGeometry& g = prm.g;
     if (dtype == DType::bf16 || (g.r != 3 && g.r != 5) || !staged_preconditions(prm, dtype, channel_lanes)) return false;
+    // The walkers address Y (and the residual) within an image in 32 bits.
+    const int64_t y_extent = int64_t{g.p} * prm.y_stride[2] + int64_t{g.q} * prm.y_stride[3] + g.c;
+    if (y_extent >= (int64_t{1} << 31)) return false;
     const int vec = 4 / static_cast<int>(dtype_size(dtype));
     const int64_t slabs = ceil_div(g.c, int64_t{channel_lanes} * vec);
     const std::vector<StagedCandidate> candidates =
