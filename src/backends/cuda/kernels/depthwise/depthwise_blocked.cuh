@@ -143,7 +143,12 @@ __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const Stage
         for (int i = 0; i < kInRows; ++i) {
             Acc x[kInCols][L];
 #pragma unroll
-            for (int j = 0; j < kInCols; ++j) Math::unpack(src[i * row_words + j * CL], x[j]);
+            for (int j = 0; j < kInCols; ++j) {
+                // Loaded into a register first: unpacked straight from shared memory, the float path's memcpy was
+                // compiled to four byte loads a word (sm_90 SASS: LDS.U8 and PRMT).
+                const Raw<T, 4 / sizeof(T)> word = src[i * row_words + j * CL];
+                Math::unpack(word, x[j]);
+            }
 #pragma unroll
             for (int r = 0; r < BR; ++r) {
                 const int kh = i - r * S;

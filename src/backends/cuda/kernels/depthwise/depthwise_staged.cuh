@@ -135,7 +135,12 @@ __device__ __forceinline__ void staged_compute(const StagedArgs& a, const Staged
                 if (ir < 0) continue;  // above the tile: only rows above the first strip would use it
                 Acc x[K][L];
 #pragma unroll
-                for (int cc = 0; cc < K; ++cc) Math::unpack(tile[row + cc * CL], x[cc]);
+                for (int cc = 0; cc < K; ++cc) {
+                    // Into a register first: the float path's memcpy straight from shared memory compiled to four
+                    // byte loads a word (sm_90 SASS: LDS.U8 and PRMT).
+                    const Word word = tile[row + cc * CL];
+                    Math::unpack(word, x[cc]);
+                }
 #pragma unroll
                 for (int d = 0; d < A; ++d) {
                     const int rr = K - S + t - S * d;
