@@ -43,7 +43,80 @@ double fast_load_ratio(const ConvGeometry& g, const DwInt8Tile& t) {
     return rows * cols;
 }
 
+/// The channel words of a staged block: the largest multiple of 4 up to 32 that divides C / 4 (C % 16 == 0).
+int staged_channel_words(int cwords) {
+    for (int cl = 32; cl >= 4; cl -= 4)
+        if (cwords % cl == 0) return cl;
+    return 0;
+}
+
+/// What is wrong with p.tile's staged form, or empty (p.tile.fast is a fast shape of p's kernel size and stride).
+std::string staged_problem(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    const DwInt8Stage& st = p.tile.stage;
+    if (!dw_int8_stageable(kDwInt8FastShapes[p.tile.fast]))
+        return fmt::format("fast tile {} has no staged form", p.tile.fast);
+    if (g.c % 16 != 0) return fmt::format("staged tiles need C % 16 == 0, C is {}", g.c);
+    if (st.cl < 4 || st.cl % 4 != 0 || (g.c / 4) % st.cl != 0)
+        return fmt::format("staged channel words {} must be a multiple of 4 that divides C / 4 = {}", st.cl, g.c / 4);
+    if (st.col_tiles < 1 || st.strips < 1)
+        return fmt::format("staged column tiles {} and strips {} must be >= 1", st.col_tiles, st.strips);
+    if (!aligned(p.x, 16)) return "staged tiles need x 16-byte aligned";
+    if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31)) return fmt::format("an image of {} too large", g.str());
+    const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
+    if (sg.threads > kDwInt8StagedMaxThreads)
+        return fmt::format("staged block of {} threads (at most {})", sg.threads, kDwInt8StagedMaxThreads);
+    if (sg.bytes > kDwInt8StagedMaxBytes)
+        return fmt::format("staged tile of {} bytes (at most {})", sg.bytes, kDwInt8StagedMaxBytes);
+    if (sg.blocks >= (int64_t{1} << 31)) return fmt::format("{} staged blocks", sg.blocks);
+    return {};
+}
+
+/// Staged forms of fast shape `fast` worth timing on p's shape: the output tile split 1, 2 or 4 times across and 1, 2,
+/// 4, 8 or 16 times down, walked by 1, 2 or 4 strips, where the block has 64-256 threads and its tile fits.
+std::vector<DwInt8Tile> staged_tiles(const DwInt8Params& p, int fast) {
+    const ConvGeometry& g = p.g;
+    const DwInt8FastShape& f = kDwInt8FastShapes[fast];
+    std::vector<DwInt8Tile> tiles;
+    if (!dw_int8_stageable(f) || g.c % 16 != 0) return tiles;
+    const int cl = staged_channel_words(g.c / 4), q_tiles = (g.q + f.cols - 1) / f.cols;
+    DwInt8Params probe = p;
+    for (int dq : {1, 2, 4}) {
+        for (int dp : {1, 2, 4, 8, 16}) {
+            for (int strips : {1, 2, 4}) {
+                const int col_tiles = (q_tiles + dq - 1) / dq, tile_p = (g.p + dp - 1) / dp;
+                const int rows = (tile_p + strips - 1) / strips, threads = cl * col_tiles * strips;
+                probe.tile = {fast, rows, {cl, col_tiles, strips}};
+                if (threads < 64 || !staged_problem(probe).empty()) continue;
+                const bool seen = std::any_of(tiles.begin(), tiles.end(), [&](const DwInt8Tile& t) {
+                    return t.rows == rows && t.stage.col_tiles == col_tiles && t.stage.strips == strips;
+                });
+                if (!seen) tiles.push_back(probe.tile);
+            }
+        }
+    }
+    return tiles;
+}
+
 }  // namespace
+
+DwInt8StagedGeometry depthwise_int8_staged_geometry(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
+    const DwInt8Stage& st = p.tile.stage;
+    DwInt8StagedGeometry sg;
+    sg.tile_p = st.strips * p.tile.rows;
+    sg.tile_q = st.col_tiles * f.cols;
+    sg.in_rows = (sg.tile_p - 1) * f.stride + f.k;
+    sg.in_cols = (sg.tile_q - 1) * f.stride + f.k;
+    sg.tiles_p = (g.p + sg.tile_p - 1) / sg.tile_p;
+    sg.tiles_q = (g.q + sg.tile_q - 1) / sg.tile_q;
+    sg.slabs = st.cl > 0 ? g.c / 4 / st.cl : 1;
+    sg.threads = st.cl * st.col_tiles * st.strips;
+    sg.blocks = int64_t{g.n} * sg.tiles_p * sg.tiles_q * sg.slabs;
+    sg.bytes = static_cast<size_t>(sg.in_rows) * sg.in_cols * st.cl * 4;
+    return sg;
+}
 
 size_t depthwise_int8_packed_bytes(int c, int r, int s) {
     return static_cast<size_t>(r) * ((s + 3) / 4) * ((c + 3) / 4) * 16;
@@ -117,9 +190,11 @@ std::string depthwise_int8_problem(const DwInt8Params& p) {
             return fmt::format("fast tile {} is k{} s{}, the shape is {}", p.tile.fast,
                                kDwInt8FastShapes[p.tile.fast].k, kDwInt8FastShapes[p.tile.fast].stride, g.str());
         if (p.tile.rows < 1) return fmt::format("tile rows {} must be >= 1", p.tile.rows);
+        if (p.tile.stage.cl != 0)
+            if (std::string why = staged_problem(p); !why.empty()) return why;
     }
     const int64_t limit = std::numeric_limits<int32_t>::max() - kDwInt8Threads;  // fast: 32-bit thread index
-    if (depthwise_int8_threads(p) > (p.tile.fast >= 0 ? limit : limit * kDwInt8Threads))
+    if (p.tile.stage.cl == 0 && depthwise_int8_threads(p) > (p.tile.fast >= 0 ? limit : limit * kDwInt8Threads))
         return fmt::format("too many threads ({}) for {}", depthwise_int8_threads(p), g.str());
     return {};
 }
@@ -142,6 +217,7 @@ std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
         for (int i = 0; i < kDwInt8FastCount; ++i) {
             if (!fast_matches(kDwInt8FastShapes[i], p.g)) continue;
             for (int rows : strip_rows(p.g.p)) tiles.push_back({i, rows});
+            for (const DwInt8Tile& t : staged_tiles(p, i)) tiles.push_back(t);
         }
     }
     tiles.push_back({-1, 1});
@@ -155,7 +231,7 @@ DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
     int64_t widest_threads = 0;
     DwInt8Params probe = p;
     for (const DwInt8Tile& t : depthwise_int8_tiles(p)) {
-        if (t.fast < 0) continue;
+        if (t.fast < 0 || t.stage.cl > 0) continue;  // staged tiles: only by timing so far
         probe.tile = t;
         const int64_t threads = depthwise_int8_threads(probe);
         const double ratio = fast_load_ratio(p.g, t);
@@ -169,6 +245,10 @@ DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
 int64_t depthwise_int8_threads(const DwInt8Params& p) {
     const ConvGeometry& g = p.g;
     if (p.tile.fast < 0) return int64_t{g.n} * g.p * g.q * g.c;
+    if (p.tile.stage.cl > 0) {
+        const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
+        return sg.blocks * sg.threads;
+    }
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
     const int64_t strips = (g.p + p.tile.rows - 1) / p.tile.rows, col_tiles = (g.q + f.cols - 1) / f.cols;
     return int64_t{g.n} * (g.c / 4) * col_tiles * strips;
@@ -183,6 +263,14 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
                            threads);
     }
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
+    if (p.tile.stage.cl > 0) {
+        const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
+        return fmt::format(
+            "staged k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, block tile {}x{} outputs x {} channels "
+            "({} bytes of shared memory), {} blocks of {}",
+            f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", sg.tile_p, sg.tile_q,
+            4 * p.tile.stage.cl, sg.bytes, sg.blocks, sg.threads);
+    }
     return fmt::format(
         "fast k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, {} row(s) ahead{}, {} threads ({} blocks "
         "of {})",

@@ -53,6 +53,21 @@
 // loads, addresses and the loop -- so at 2 bytes per output the SMs issue about 4.4 TB/s worth at full rate: the
 // kernel reaches DRAM speed only with >= ~75% issue efficiency. 5x5 s1 needs ~30 (10 dp4a), so there the issue rate,
 // not DRAM, sets the time. The tile list (depthwise_int8_tiles) is there for the benchmark to measure them all.
+//
+// NOTE [depthwise int8 staged tile]
+// The fast kernels read their rows straight from global memory, 4 bytes per lane: a warp's load is one 128-byte line,
+// and to cover DRAM's latency every SM needs ~24 KiB in flight, i.e. ~190 such loads outstanding. With a row or two
+// ahead per thread they reached 48-71% of the copy bandwidth at batch 128 (H200, 2026-12-03), so the int8 kernel
+// took 0.8-1.1x the fp16 kernel's time where acceptance 4 of issue 4 asks for 0.6x. The fp16 kernels got past the
+// same wall by staging (NOTE [depthwise staged tile]): a block copies its whole input tile into shared memory with
+// 16-byte cp.async chunks, all in flight at once, and several blocks per SM overlap one tile's copy with another's
+// arithmetic. The staged int8 kernel does that for the fast thread programs: a block owns an output tile of
+// strips * rows by col_tiles * cols outputs and a slab of cl channel words (C % 16 == 0, so that a slab is whole
+// 16-byte chunks); its input tile -- (tile - 1) * stride + k rows and columns, zeros outside the map, so that no
+// thread tests padding -- goes to shared memory as [row][column][cl] words; then each thread loads its filters, waits
+// at the barrier, and walks its strip as the fast thread program does (transposes, windows, dp4a, rolling rows), each
+// row's words read from shared memory (lanes on consecutive channel words: conflict-free within a pixel). The
+// arithmetic is the same instruction for instruction, so the outputs are bit-identical to the fast kernels'.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -129,11 +144,47 @@ constexpr size_t dw_int8_ring_bytes(const DwInt8FastShape& f) {
     return f.ring ? size_t(dw_int8_ring_slots(f)) * size_t(f.stride * (f.cols - 1) + f.k) * kDwInt8Threads * 4 : 0;
 }
 
+/// The staged form of a fast tile (NOTE [depthwise int8 staged tile]): a block copies one input tile of `cl` channel
+/// words into shared memory, then each of its cl * col_tiles * strips threads runs fast shape `fast`'s thread program
+/// over it, on its channel word, column tile (`cols` outputs) and strip (`rows` outputs). cl == 0: not staged.
+struct DwInt8Stage {
+    int cl = 0;         ///< channel words a block covers: a multiple of 4 (16-byte chunks) that divides C / 4
+    int col_tiles = 1;  ///< thread column tiles across the block's output tile
+    int strips = 1;     ///< thread strips down the block's output tile
+};
+
 /// Which kernel runs and how much each thread covers.
 struct DwInt8Tile {
-    int fast = -1;  ///< index into kDwInt8FastShapes; -1 = the generic kernel
-    int rows = 1;   ///< output rows per thread strip (fast kernels)
+    int fast = -1;      ///< index into kDwInt8FastShapes; -1 = the generic kernel
+    int rows = 1;       ///< output rows per thread strip (fast kernels)
+    DwInt8Stage stage;  ///< staged through shared memory when stage.cl > 0 (fast shapes with dw_int8_stageable only)
+
+    DwInt8Tile() = default;
+    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}) : fast(fast_), rows(rows_), stage(stage_) {}
 };
+
+/// Whether fast shape `f` has a staged form: its rows come from the tile, so neither a ring nor a second row ahead
+/// applies, and the staged kernel's 256-thread blocks allow 128 registers, which the shapes compiled for three blocks
+/// of 128 threads (168 registers) would spill.
+constexpr bool dw_int8_stageable(const DwInt8FastShape& f) {
+    return !f.ring && f.ahead == 1 && f.min_blocks >= 4;
+}
+inline constexpr int kDwInt8StagedMaxThreads = 256;              ///< threads per block of the staged kernels
+inline constexpr size_t kDwInt8StagedMaxBytes = size_t{48} << 10;  ///< shared memory per block (no opt-in needed)
+
+/// The sizes a staged tile implies, computed on the host and passed to the kernel.
+struct DwInt8StagedGeometry {
+    int tile_p = 1, tile_q = 1;    ///< output rows / columns of a block's tile: strips * rows, col_tiles * cols
+    int in_rows = 1, in_cols = 1;  ///< its input rows / columns: (tile - 1) * stride + k
+    int tiles_p = 1, tiles_q = 1;  ///< tiles down / across the output map
+    int slabs = 1;                 ///< channel slabs: C / 4 / cl
+    int threads = 1;               ///< threads per block: cl * col_tiles * strips
+    int64_t blocks = 0;            ///< N * tiles_p * tiles_q * slabs
+    size_t bytes = 0;              ///< shared memory per block: in_rows * in_cols * cl * 4
+};
+struct DwInt8Params;
+/// p.tile's staged sizes (p.tile.stage.cl > 0 and p.tile.fast a fast shape; no other checks).
+DwInt8StagedGeometry depthwise_int8_staged_geometry(const DwInt8Params& p);
 
 struct DwInt8Params {
     ConvGeometry g;                       ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any

@@ -361,6 +361,32 @@ struct DwInt8RowUpdate {
     }
 };
 
+/// Channel word cw's filters into registers (f: taps 4gg..4gg+3 of kernel row r of channel 4cw+ch; not loaded for a
+/// shape that streams them, kStream) and its int32 bias (zeros without one).
+template <int K, bool kStream>
+__host__ __device__ __forceinline__ void dw_int8_load_filters(const DwInt8Params& prm, int cw,
+                                                              uint32_t (&f)[kStream ? 1 : K][(K + 3) / 4][4],
+                                                              int32_t (&bias)[4]) {
+    constexpr int G = (K + 3) / 4;
+    const int cwords = prm.g.c / 4;
+    const uint4* fw = reinterpret_cast<const uint4*>(prm.w) + cw;  // unit (r * G + gg) * cwords + cw
+    if constexpr (!kStream) {
+        DW_INT8_UNROLL
+        for (int r = 0; r < K; ++r) {
+            DW_INT8_UNROLL
+            for (int gg = 0; gg < G; ++gg) {
+                const uint4 v = dw_int8_ldg(fw + (r * G + gg) * cwords);
+                f[r][gg][0] = v.x, f[r][gg][1] = v.y, f[r][gg][2] = v.z, f[r][gg][3] = v.w;
+            }
+        }
+    }
+    bias[0] = bias[1] = bias[2] = bias[3] = 0;
+    if (prm.bias_i32) {
+        const int4 b = dw_int8_ldg(reinterpret_cast<const int4*>(prm.bias_i32) + cw);
+        bias[0] = b.x, bias[1] = b.y, bias[2] = b.z, bias[3] = b.w;
+    }
+}
+
 /// Thread t of the fast kernel kDwInt8FastShapes[I]: walks its strip of output rows one step per output row; step p
 /// consumes the S input rows p*S - pad + K - S .. p*S - pad + K - 1 (each loaded one row ahead, transposed and
 /// windowed once) into the accumulators of outputs p .. p + kAccRows - 1, after which output p is complete. The
@@ -383,21 +409,8 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t, uin
 
     const uint4* fstream = reinterpret_cast<const uint4*>(prm.w) + co.cw;  // unit (r * G + gg) * cwords + cw
     [[maybe_unused]] uint32_t f[kStream ? 1 : K][G][4];  // 3x3: taps 4gg..4gg+3 of row r of channel 4cw+ch
-    if constexpr (!kStream) {
-        DW_INT8_UNROLL
-        for (int r = 0; r < K; ++r) {
-            DW_INT8_UNROLL
-            for (int gg = 0; gg < G; ++gg) {
-                const uint4 v = dw_int8_ldg(fstream + (r * G + gg) * cwords);
-                f[r][gg][0] = v.x, f[r][gg][1] = v.y, f[r][gg][2] = v.z, f[r][gg][3] = v.w;
-            }
-        }
-    }
-    int32_t bias[4] = {0, 0, 0, 0};
-    if (prm.bias_i32) {
-        const int4 b = dw_int8_ldg(reinterpret_cast<const int4*>(prm.bias_i32) + co.cw);
-        bias[0] = b.x, bias[1] = b.y, bias[2] = b.z, bias[3] = b.w;
-    }
+    int32_t bias[4];
+    dw_int8_load_filters<K, kStream>(prm, co.cw, f, bias);
 
     const int iw0 = co.q0 * S - g.pad_w;
     uint32_t col_ok = 0;
