@@ -34,7 +34,7 @@ flags=${QUICK_BENCH_FLAGS---precision fp16 --batch 32,128 --pdl off}
 if [[ -n $flags ]]; then
     tag=${QUICK_TAG:-quick}
     # shellcheck disable=SC2086  # the flags are words
-    timeout "${QUICK_BENCH_SECONDS:-200}" build/bench/depthwise_gpu $flags --json "$out/depthwise_$tag.json" \
+    timeout "${QUICK_BENCH_SECONDS:-200}" stdbuf -oL build/bench/depthwise_gpu $flags --json "$out/depthwise_$tag.json" \
         > "$out/depthwise_$tag.log" 2>&1
     note "bench (rc $?)"
     grep -E "^\(|MET$|slower|worst" "$out/depthwise_$tag.log" | head -12

@@ -114,7 +114,9 @@ DwInt8StagedGeometry depthwise_int8_staged_geometry(const DwInt8Params& p) {
     sg.slabs = st.cl > 0 ? g.c / 4 / st.cl : 1;
     sg.threads = st.cl * st.col_tiles * st.strips;
     sg.blocks = int64_t{g.n} * sg.tiles_p * sg.tiles_q * sg.slabs;
-    sg.bytes = static_cast<size_t>(sg.in_rows) * sg.in_cols * st.cl * 4;
+    sg.filters_at = sg.in_rows * sg.in_cols * st.cl;
+    sg.chan_at = sg.filters_at + f.k * ((f.k + 3) / 4) * st.cl * 4;  // a uint4 per (kernel row, tap group, word)
+    sg.bytes = (static_cast<size_t>(sg.chan_at) + 16 * st.cl) * 4;    // 4 DwInt8Channel (16 bytes) per word
     return sg;
 }
 

@@ -64,8 +64,10 @@
 // arithmetic. The staged int8 kernel does that for the fast thread programs: a block owns an output tile of
 // strips * rows by col_tiles * cols outputs and a slab of cl channel words (C % 16 == 0, so that a slab is whole
 // 16-byte chunks); its input tile -- (tile - 1) * stride + k rows and columns, zeros outside the map, so that no
-// thread tests padding -- goes to shared memory as [row][column][cl] words; then each thread loads its filters, waits
-// at the barrier, and walks its strip as the fast thread program does (transposes, windows, dp4a, rolling rows), each
+// thread tests padding -- goes to shared memory as [row][column][cl] words, and the slab's packed filters and channel
+// table after it in the same burst (loaded by each thread from global memory instead, the filters' round trip came
+// after the barrier: sm_90 ptxas sank the loads past it); then each thread waits at the barrier, reads its filters
+// from shared memory and walks its strip as the fast thread program does (transposes, windows, dp4a, rolling rows), each
 // row's words read from shared memory (lanes on consecutive channel words: conflict-free within a pixel). The
 // arithmetic is the same instruction for instruction, so the outputs are bit-identical to the fast kernels'.
 #pragma once
@@ -180,7 +182,9 @@ struct DwInt8StagedGeometry {
     int slabs = 1;                 ///< channel slabs: C / 4 / cl
     int threads = 1;               ///< threads per block: cl * col_tiles * strips
     int64_t blocks = 0;            ///< N * tiles_p * tiles_q * slabs
-    size_t bytes = 0;              ///< shared memory per block: in_rows * in_cols * cl * 4
+    int filters_at = 0;            ///< where the slab's packed filters start in shared memory (words; after the tile)
+    int chan_at = 0;               ///< where its channel table starts (words; after the filters)
+    size_t bytes = 0;              ///< shared memory per block: tile, filters and channel table
 };
 struct DwInt8Params;
 /// p.tile's staged sizes (p.tile.stage.cl > 0 and p.tile.fast a fast shape; no other checks).

@@ -260,16 +260,18 @@ __host__ __device__ __forceinline__ DwInt8FastCoords dw_int8_fast_coords(const C
 }
 
 /// Requantises / dequantises one finished output row of the tile and stores it (4 channels per pixel) at byte or
-/// element offset `off` of (n, p, q0, 4cw). The channel constants are read here, with plain loads (L1 hits) that the
-/// compiler cannot hoist out of the row loop past the stores, so that they do not hold 16 registers all along.
+/// element offset `off` of (n, p, q0, 4cw). The channel constants (chan4: channels 4cw..4cw+3 of the table, in global
+/// or shared memory) are read here, with plain loads (L1 or shared-memory hits) that the compiler cannot hoist out of
+/// the row loop past the stores, so that they do not hold 16 registers all along.
 template <int TW, DwInt8Out OUT>
 __host__ __device__ __forceinline__ void dw_int8_store_row(const DwInt8Params& prm, const DwInt8FastCoords& co,
-                                                           int64_t off, const int32_t (&acc)[TW][4]) {
+                                                           const DwInt8Channel* chan4, int64_t off,
+                                                           const int32_t (&acc)[TW][4]) {
     const ConvGeometry& g = prm.g;
     DwInt8Channel ep[4];
     DW_INT8_UNROLL
     for (int ch = 0; ch < 4; ++ch) {
-        const float4 e = dw_int8_load<float4>(prm.chan + 4 * co.cw + ch);
+        const float4 e = dw_int8_load<float4>(chan4 + ch);
         ep[ch] = {e.x, e.y, e.z, e.w};
     }
     DW_INT8_UNROLL
@@ -361,25 +363,25 @@ struct DwInt8RowUpdate {
     }
 };
 
-/// Channel word cw's filters into registers (f: taps 4gg..4gg+3 of kernel row r of channel 4cw+ch; not loaded for a
-/// shape that streams them, kStream) and its int32 bias (zeros without one).
-template <int K, bool kStream>
-__host__ __device__ __forceinline__ void dw_int8_load_filters(const DwInt8Params& prm, int cw,
-                                                              uint32_t (&f)[kStream ? 1 : K][(K + 3) / 4][4],
-                                                              int32_t (&bias)[4]) {
+/// One channel word's filters into registers: f[r][gg][ch] = taps 4gg..4gg+3 of kernel row r of channel 4cw+ch, from
+/// `fw` (the word's first uint4 of the packed weights, in global memory, or of a copy in shared memory with kShared)
+/// with `stride` uint4 between (r, gg) units.
+template <int K, bool kShared = false>
+__host__ __device__ __forceinline__ void dw_int8_load_filters(const uint4* fw, int stride,
+                                                              uint32_t (&f)[K][(K + 3) / 4][4]) {
     constexpr int G = (K + 3) / 4;
-    const int cwords = prm.g.c / 4;
-    const uint4* fw = reinterpret_cast<const uint4*>(prm.w) + cw;  // unit (r * G + gg) * cwords + cw
-    if constexpr (!kStream) {
+    DW_INT8_UNROLL
+    for (int r = 0; r < K; ++r) {
         DW_INT8_UNROLL
-        for (int r = 0; r < K; ++r) {
-            DW_INT8_UNROLL
-            for (int gg = 0; gg < G; ++gg) {
-                const uint4 v = dw_int8_ldg(fw + (r * G + gg) * cwords);
-                f[r][gg][0] = v.x, f[r][gg][1] = v.y, f[r][gg][2] = v.z, f[r][gg][3] = v.w;
-            }
+        for (int gg = 0; gg < G; ++gg) {
+            const uint4 v = kShared ? dw_int8_load<uint4>(fw + (r * G + gg) * stride) : dw_int8_ldg(fw + (r * G + gg) * stride);
+            f[r][gg][0] = v.x, f[r][gg][1] = v.y, f[r][gg][2] = v.z, f[r][gg][3] = v.w;
         }
     }
+}
+
+/// Channel word cw's int32 bias (zeros without one).
+__host__ __device__ __forceinline__ void dw_int8_load_bias(const DwInt8Params& prm, int cw, int32_t (&bias)[4]) {
     bias[0] = bias[1] = bias[2] = bias[3] = 0;
     if (prm.bias_i32) {
         const int4 b = dw_int8_ldg(reinterpret_cast<const int4*>(prm.bias_i32) + cw);
@@ -409,8 +411,9 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t, uin
 
     const uint4* fstream = reinterpret_cast<const uint4*>(prm.w) + co.cw;  // unit (r * G + gg) * cwords + cw
     [[maybe_unused]] uint32_t f[kStream ? 1 : K][G][4];  // 3x3: taps 4gg..4gg+3 of row r of channel 4cw+ch
+    if constexpr (!kStream) dw_int8_load_filters<K>(fstream, cwords, f);
     int32_t bias[4];
-    dw_int8_load_filters<K, kStream>(prm, co.cw, f, bias);
+    dw_int8_load_bias(prm, co.cw, bias);
 
     const int iw0 = co.q0 * S - g.pad_w;
     uint32_t col_ok = 0;
@@ -490,7 +493,7 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t, uin
             else
                 DwInt8RowUpdate<K, S, TW, U, M>::with_filters(pk, f, bias, live_from, acc);
         });
-        if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, y_off, acc[U]);
+        if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, prm.chan + 4 * co.cw, y_off, acc[U]);
         y_off += y_pitch;
     };
     // The first cycle holds the A - 1 warm-up steps (which skip the warm-up outputs' accumulators) and step p0; the

@@ -45,33 +45,49 @@ __host__ __device__ __forceinline__ void dw_int8_copy_chunk(uint32_t* dst, const
 
 /// Thread t's share of the copy of tile `at` into `tile` ([in_rows][in_cols][cl] words): the 16-byte chunks t,
 /// t + threads, ... A thread keeps one part of a pixel (threads is a multiple of cl, so of the cl / 4 parts) and steps
-/// by a fixed number of pixels, so its row and column advance by addition. Offsets within the image are 32-bit
-/// (depthwise_int8_problem refuses larger images for staged tiles).
+/// by a fixed number of pixels, so its row, column, source offset and destination advance by addition: computed
+/// afresh, each chunk's address took ~32 sm_90 instructions, a sixth of the kernel's work at a 14x14 tile. Offsets
+/// within the image are 32-bit (depthwise_int8_problem refuses larger images for staged tiles); an offset outside
+/// the image is never dereferenced.
 __host__ __device__ __forceinline__ void dw_int8_stage_tile(const DwInt8Params& prm, const DwInt8StagedGeometry& sg,
                                                             const DwInt8StagedTileAt& at, uint32_t* tile, int t) {
     const ConvGeometry& g = prm.g;
     const int cl = prm.tile.stage.cl, parts = cl / 4;
     const int part = t % parts, pixel_step = sg.threads / parts;
     const int row0 = at.p0 * g.stride_h - g.pad_h, col0 = at.q0 * g.stride_w - g.pad_w;
-    const int pixels = sg.in_rows * sg.in_cols;
+    const int pixels = sg.in_rows * sg.in_cols, row_stride = g.w * g.c;
     const int8_t* xn = prm.x + int64_t{at.n} * g.h * g.w * g.c + (at.slab * cl + part * 4) * 4;
     int pix = t / parts;
     int row = pix / sg.in_cols, col = pix % sg.in_cols;
     const int step_rows = pixel_step / sg.in_cols, step_cols = pixel_step % sg.in_cols;
+    int offset = (row0 + row) * row_stride + (col0 + col) * g.c;
+    const int step_offset = step_rows * row_stride + step_cols * g.c, wrap_offset = row_stride - sg.in_cols * g.c;
+    uint32_t* dst = tile + pix * cl + part * 4;
+    const int dst_step = pixel_step * cl;
     for (; pix < pixels; pix += pixel_step) {
         const int ih = row0 + row, iw = col0 + col;
         const bool valid =
             static_cast<unsigned>(ih) < static_cast<unsigned>(g.h) && static_cast<unsigned>(iw) < static_cast<unsigned>(g.w);
-        dw_int8_copy_chunk(tile + pix * cl + part * 4, valid ? xn + (ih * g.w + iw) * g.c : prm.x, valid);
-        row += step_rows, col += step_cols;
-        if (col >= sg.in_cols) col -= sg.in_cols, ++row;
+        dw_int8_copy_chunk(dst, valid ? xn + offset : prm.x, valid);
+        row += step_rows, col += step_cols, offset += step_offset, dst += dst_step;
+        if (col >= sg.in_cols) col -= sg.in_cols, ++row, offset += wrap_offset;
     }
+    // The slab's packed filters, (kernel row, tap group) units of cl uint4 (NOTE [depthwise int8 staged tile]), and its
+    // channel table: a few chunks per thread, so plain divisions.
+    const int units = g.r * ((g.s + 3) / 4), cwords = g.c / 4;
+    const auto* w4 = reinterpret_cast<const uint4*>(prm.w) + at.slab * cl;
+    for (int u = t; u < units * cl; u += sg.threads)
+        dw_int8_copy_chunk(tile + sg.filters_at + 4 * u, reinterpret_cast<const int8_t*>(w4 + u / cl * cwords + u % cl),
+                           true);
+    const DwInt8Channel* chan = prm.chan + 4 * at.slab * cl;
+    for (int u = t; u < 4 * cl; u += sg.threads)
+        dw_int8_copy_chunk(tile + sg.chan_at + 4 * u, reinterpret_cast<const int8_t*>(chan + u), true);
 }
 
-/// Thread t of a staged block of fast shape I over tile `at`, whose input tile is in `tile`. It loads its filters,
-/// calls wait() (every thread of the block, active or not: on the device the copy's wait and the barrier), then walks
-/// its strip as dw_int8_fast_thread does, its rows read from the tile. Input rows above the strip's first window feed
-/// only warm-up outputs and are not read.
+/// Thread t of a staged block of fast shape I over tile `at`, whose input tile, filters and channel table are in
+/// `tile` (dw_int8_stage_tile). It loads its bias, calls wait() (every thread of the block, active or not: on the
+/// device the copy's wait and the barrier), reads its filters and walks its strip as dw_int8_fast_thread does, its
+/// rows read from the tile. Input rows above the strip's first window feed only warm-up outputs and are not read.
 template <int I, DwInt8Out OUT, class Wait>
 __host__ __device__ __forceinline__ void dw_int8_staged_thread(const DwInt8Params& prm, const DwInt8StagedGeometry& sg,
                                                                const DwInt8StagedTileAt& at, const uint32_t* tile,
@@ -93,12 +109,14 @@ __host__ __device__ __forceinline__ void dw_int8_staged_thread(const DwInt8Param
     co.p_end = co.p0 + prm.tile.rows < tile_end ? co.p0 + prm.tile.rows : tile_end;
     const bool active = co.q0 < g.q && co.p0 < co.p_end;
 
-    [[maybe_unused]] uint32_t f[kStream ? 1 : K][G][4];
     int32_t bias[4];
-    dw_int8_load_filters<K, kStream>(prm, co.cw, f, bias);
-    [[maybe_unused]] const uint4* fstream = reinterpret_cast<const uint4*>(prm.w) + co.cw;
+    dw_int8_load_bias(prm, co.cw, bias);
     wait();
     if (!active) return;
+    const uint4* filters = reinterpret_cast<const uint4*>(tile + sg.filters_at) + cw_local;  // unit (r * G + gg) * cl
+    [[maybe_unused]] uint32_t f[kStream ? 1 : K][G][4];
+    if constexpr (!kStream) dw_int8_load_filters<K, true>(filters, cl, f);
+    const auto* chan4 = reinterpret_cast<const DwInt8Channel*>(tile + sg.chan_at) + 4 * cw_local;
 
     int32_t acc[A][TW][4];
     DW_INT8_UNROLL
@@ -133,11 +151,11 @@ __host__ __device__ __forceinline__ void dw_int8_staged_thread(const DwInt8Param
             uint32_t pk[4][NW];
             dw_int8_transpose<NCOL, NW>(raw, pk);
             if constexpr (kStream)
-                DwInt8RowUpdate<K, S, TW, U, M>::streaming(pk, fstream, g.c / 4, bias, live_from, acc);
+                DwInt8RowUpdate<K, S, TW, U, M>::streaming(pk, filters, cl, bias, live_from, acc);
             else
                 DwInt8RowUpdate<K, S, TW, U, M>::with_filters(pk, f, bias, live_from, acc);
         });
-        if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, y_off, acc[U]);
+        if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, chan4, y_off, acc[U]);
         y_off += y_pitch;
     };
     // As in dw_int8_fast_thread: the first cycle holds the warm-up steps, the steady cycles need no check.
