@@ -389,6 +389,37 @@ __host__ __device__ __forceinline__ void dw_int8_load_bias(const DwInt8Params& p
     }
 }
 
+/// Zeros a strip's rolling accumulators (warm-up slots then hold partial sums that are never stored).
+template <int A, int TW>
+__host__ __device__ __forceinline__ void dw_int8_zero(int32_t (&acc)[A][TW][4]) {
+    DW_INT8_UNROLL
+    for (int a = 0; a < A; ++a) {
+        DW_INT8_UNROLL
+        for (int j = 0; j < TW; ++j) {
+            DW_INT8_UNROLL
+            for (int ch = 0; ch < 4; ++ch) acc[a][j][ch] = 0;
+        }
+    }
+}
+
+/// Runs step(slot U, output row p, live_from) for p = p_begin .. p_end - 1 in cycles of A steps, U = the step's place
+/// in its cycle (a compile-time constant: it names the accumulator slots). The first cycle holds the A - 1 warm-up
+/// steps (which skip the accumulators of outputs before p0: live_from = p0 - p) and step p0; the steady cycles after
+/// it need no such check (live_from is a literal 0 there).
+template <int A, class Step>
+__host__ __device__ __forceinline__ void dw_int8_walk(int p_begin, int p0, int p_end, Step&& step) {
+    dw_int8_static_for<A>([&](auto u_) {
+        const int p = p_begin + decltype(u_)::value;
+        if (p < p_end) step(u_, p, p0 - p);
+    });
+    for (int pb = p_begin + A; pb < p_end; pb += A) {
+        dw_int8_static_for<A>([&](auto u_) {
+            const int p = pb + decltype(u_)::value;
+            if (p < p_end) step(u_, p, 0);
+        });
+    }
+}
+
 /// Thread t of the fast kernel kDwInt8FastShapes[I]: walks its strip of output rows one step per output row; step p
 /// consumes the S input rows p*S - pad + K - S .. p*S - pad + K - 1 (each loaded one row ahead, transposed and
 /// windowed once) into the accumulators of outputs p .. p + kAccRows - 1, after which output p is complete. The
@@ -424,15 +455,8 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t, uin
     const int row_hi = last < g.h - 1 ? last : g.h - 1;
     const int64_t x_pitch = int64_t{g.w} * g.c, y_pitch = int64_t{g.q} * g.c;  // bytes/elements per row
 
-    int32_t acc[A][TW][4];  // warm-up slots hold partial sums that are never stored
-    DW_INT8_UNROLL
-    for (int a = 0; a < A; ++a) {
-        DW_INT8_UNROLL
-        for (int j = 0; j < TW; ++j) {
-            DW_INT8_UNROLL
-            for (int ch = 0; ch < 4; ++ch) acc[a][j][ch] = 0;
-        }
-    }
+    int32_t acc[A][TW][4];
+    dw_int8_zero(acc);
 
     const int p_begin = co.p0 - (A - 1);
     // The next input row to consume, its byte offset (of (n, ih, iw0, 4cw)) and the output offset of (n, p, q0, 4cw).
@@ -496,18 +520,7 @@ __host__ __device__ void dw_int8_fast_thread(const DwInt8Params& prm, int t, uin
         if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, prm.chan + 4 * co.cw, y_off, acc[U]);
         y_off += y_pitch;
     };
-    // The first cycle holds the A - 1 warm-up steps (which skip the warm-up outputs' accumulators) and step p0; the
-    // steady cycles after it need no such check.
-    dw_int8_static_for<A>([&](auto u_) {
-        const int p = p_begin + decltype(u_)::value;
-        if (p < co.p_end) step(u_, p, co.p0 - p);
-    });
-    for (int pb = p_begin + A; pb < co.p_end; pb += A) {
-        dw_int8_static_for<A>([&](auto u_) {
-            const int p = pb + decltype(u_)::value;
-            if (p < co.p_end) step(u_, p, 0);
-        });
-    }
+    dw_int8_walk<A>(p_begin, co.p0, co.p_end, step);
 }
 
 // ---- the generic thread program: one output element, any geometry, any C ----

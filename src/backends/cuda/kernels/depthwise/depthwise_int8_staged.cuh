@@ -119,14 +119,7 @@ __host__ __device__ __forceinline__ void dw_int8_staged_thread(const DwInt8Param
     const auto* chan4 = reinterpret_cast<const DwInt8Channel*>(tile + sg.chan_at) + 4 * cw_local;
 
     int32_t acc[A][TW][4];
-    DW_INT8_UNROLL
-    for (int a = 0; a < A; ++a) {
-        DW_INT8_UNROLL
-        for (int j = 0; j < TW; ++j) {
-            DW_INT8_UNROLL
-            for (int ch = 0; ch < 4; ++ch) acc[a][j][ch] = 0;
-        }
-    }
+    dw_int8_zero(acc);
     const int p_begin = co.p0 - (A - 1);
     const int row_words = sg.in_cols * cl;
     const int first_row = (co.p0 - at.p0) * S;  // the tile row of the strip's first window
@@ -158,17 +151,7 @@ __host__ __device__ __forceinline__ void dw_int8_staged_thread(const DwInt8Param
         if (p >= co.p0) dw_int8_store_row<TW, OUT>(prm, co, chan4, y_off, acc[U]);
         y_off += y_pitch;
     };
-    // As in dw_int8_fast_thread: the first cycle holds the warm-up steps, the steady cycles need no check.
-    dw_int8_static_for<A>([&](auto u_) {
-        const int p = p_begin + decltype(u_)::value;
-        if (p < co.p_end) step(u_, p, co.p0 - p);
-    });
-    for (int pb = p_begin + A; pb < co.p_end; pb += A) {
-        dw_int8_static_for<A>([&](auto u_) {
-            const int p = pb + decltype(u_)::value;
-            if (p < co.p_end) step(u_, p, 0);
-        });
-    }
+    dw_int8_walk<A>(p_begin, co.p0, co.p_end, step);
 }
 
 }  // namespace strata::cuda
