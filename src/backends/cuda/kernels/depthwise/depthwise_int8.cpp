@@ -268,8 +268,8 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
     if (p.tile.stage.cl > 0) {
         const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
         return fmt::format(
-            "staged k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, block tile {}x{} outputs x {} channels "
-            "({} bytes of shared memory), {} blocks of {}",
+            "staged k{} s{}: 4 ch x {} cols x {} rows per thread, filters in {}, block tile {}x{} outputs x {} "
+            "channels ({} bytes of shared memory), {} blocks of {}",
             f.k, f.stride, f.cols, p.tile.rows, f.filters_in_registers ? "registers" : "L1", sg.tile_p, sg.tile_q,
             4 * p.tile.stage.cl, sg.bytes, sg.blocks, sg.threads);
     }

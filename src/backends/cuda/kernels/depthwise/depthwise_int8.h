@@ -67,8 +67,8 @@
 // thread tests padding -- goes to shared memory as [row][column][cl] words, and the slab's packed filters and channel
 // table after it in the same burst (loaded by each thread from global memory instead, the filters' round trip came
 // after the barrier: sm_90 ptxas sank the loads past it); then each thread waits at the barrier, reads its filters
-// from shared memory and walks its strip as the fast thread program does (transposes, windows, dp4a, rolling rows), each
-// row's words read from shared memory (lanes on consecutive channel words: conflict-free within a pixel). The
+// from shared memory and walks its strip as the fast thread program does (transposes, windows, dp4a, rolling rows),
+// each row's words read from shared memory (lanes on consecutive channel words: conflict-free within a pixel). The
 // arithmetic is the same instruction for instruction, so the outputs are bit-identical to the fast kernels'.
 #pragma once
 

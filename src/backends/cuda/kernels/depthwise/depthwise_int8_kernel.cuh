@@ -374,7 +374,8 @@ __host__ __device__ __forceinline__ void dw_int8_load_filters(const uint4* fw, i
     for (int r = 0; r < K; ++r) {
         DW_INT8_UNROLL
         for (int gg = 0; gg < G; ++gg) {
-            const uint4 v = kShared ? dw_int8_load<uint4>(fw + (r * G + gg) * stride) : dw_int8_ldg(fw + (r * G + gg) * stride);
+            const uint4* at = fw + (r * G + gg) * stride;
+            const uint4 v = kShared ? dw_int8_load<uint4>(at) : dw_int8_ldg(at);
             f[r][gg][0] = v.x, f[r][gg][1] = v.y, f[r][gg][2] = v.z, f[r][gg][3] = v.w;
         }
     }

@@ -66,8 +66,8 @@ __host__ __device__ __forceinline__ void dw_int8_stage_tile(const DwInt8Params& 
     const int dst_step = pixel_step * cl;
     for (; pix < pixels; pix += pixel_step) {
         const int ih = row0 + row, iw = col0 + col;
-        const bool valid =
-            static_cast<unsigned>(ih) < static_cast<unsigned>(g.h) && static_cast<unsigned>(iw) < static_cast<unsigned>(g.w);
+        const bool valid = static_cast<unsigned>(ih) < static_cast<unsigned>(g.h) &&
+                           static_cast<unsigned>(iw) < static_cast<unsigned>(g.w);
         dw_int8_copy_chunk(dst, valid ? xn + offset : prm.x, valid);
         row += step_rows, col += step_cols, offset += step_offset, dst += dst_step;
         if (col >= sg.in_cols) col -= sg.in_cols, ++row, offset += wrap_offset;
