@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(kDwInt8StagedMaxThreads, 2)
     const int t = static_cast<int>(threadIdx.x);
     dw_int8_stage_tile(prm, sg, at, dw_int8_tile, t);
     dw_int8_copy_commit();
-    // The filters load while the tile's copies are in flight; then the copies' wait and the barrier.
+    // The bias loads while the tile's copies are in flight; then the copies' wait and the barrier.
     dw_int8_staged_thread<I, OUT>(prm, sg, at, dw_int8_tile, t, [] {
         dw_int8_copy_wait<0>();
         __syncthreads();

@@ -4,6 +4,7 @@
 // on the host a block's copies are done at once and its "barrier" is the end of the copying loop.
 #pragma once
 
+#include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
 
 namespace strata::cuda {
@@ -27,14 +28,10 @@ __host__ __device__ __forceinline__ DwInt8StagedTileAt dw_int8_staged_tile_at(co
     return at;
 }
 
-/// 16 bytes of x into the tile, or zeros when !valid: cp.async on the device (a source size of 0 reads nothing and
-/// writes zeros), a copy on the host.
+/// 16 bytes of x into the tile, or zeros when !valid: cp_async_16 on the device, a copy on the host.
 __host__ __device__ __forceinline__ void dw_int8_copy_chunk(uint32_t* dst, const int8_t* src, bool valid) {
 #ifdef __CUDA_ARCH__
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                     static_cast<uint32_t>(__cvta_generic_to_shared(dst))),
-                 "l"(__cvta_generic_to_global(src)), "r"(valid ? 16 : 0)
-                 : "memory");
+    cp_async_16(shared_address(dst), src, valid ? 16 : 0);
 #else
     if (valid)
         std::memcpy(dst, src, 16);
