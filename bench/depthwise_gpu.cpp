@@ -497,7 +497,7 @@ double time_int8_tile(const Int8Slots& slots, const cuda::DwInt8Tile& tile, int 
 
 bool same_tile(const cuda::DwInt8Tile& a, const cuda::DwInt8Tile& b) {
     return a.fast == b.fast && a.rows == b.rows && a.stage.cl == b.stage.cl && a.stage.col_tiles == b.stage.col_tiles &&
-           a.stage.strips == b.stage.strips;
+           a.stage.strips == b.stage.strips && a.mma.rs == b.mma.rs && a.mma.qb == b.mma.qb;
 }
 
 /// The int8 side (NHWC only): the selector's tile, and with Int8Mode::sweep every other tile of

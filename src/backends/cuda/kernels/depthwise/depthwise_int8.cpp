@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 #include "core/check.h"
@@ -21,6 +22,13 @@ bool aligned(const void* ptr, uintptr_t bytes) {
 
 bool fast_matches(const DwInt8FastShape& f, const ConvGeometry& g) {
     return f.k == g.r && f.stride == g.stride_h;
+}
+
+/// The first fast shape of g's kernel size and stride.
+int first_fast_index(const ConvGeometry& g) {
+    for (int i = 0; i < kDwInt8FastCount; ++i)
+        if (fast_matches(kDwInt8FastShapes[i], g)) return i;
+    return -1;
 }
 
 /// Output rows per strip worth trying: ceil(P / strips) for every strip count, each once (largest first).
@@ -98,7 +106,47 @@ std::vector<DwInt8Tile> staged_tiles(const DwInt8Params& p, int fast) {
     return tiles;
 }
 
+/// What is wrong with p.tile's tensor-core form, or empty.
+std::string mma_problem(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    const DwInt8Mma& m = p.tile.mma;
+    const bool listed = std::any_of(std::begin(kDwInt8MmaConfigs), std::end(kDwInt8MmaConfigs),
+                                    [&](const DwInt8Mma& c) { return c.rs == m.rs && c.qb == m.qb; });
+    if (!listed) return fmt::format("tensor-core tile rs {} qb {} is not instantiated", m.rs, m.qb);
+    if (g.stride_h != 1 || g.stride_w != 1) return fmt::format("tensor-core tiles need stride 1, the shape is {}", g.str());
+    if (g.c % 16 != 0) return fmt::format("tensor-core tiles need C % 16 == 0, C is {}", g.c);
+    if (p.out != DwInt8Out::int8) return "tensor-core tiles store int8 only";
+    if (!aligned(p.x, 16) || !aligned(p.y, 16)) return "tensor-core tiles need x and y 16-byte aligned";
+    if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31) || int64_t{g.p} * g.q * g.c >= (int64_t{1} << 31))
+        return fmt::format("an image of {} too large", g.str());
+    if (p.tile.rows != 8 * m.rs) return fmt::format("tensor-core tile rows {} must be 8 * rs = {}", p.tile.rows, 8 * m.rs);
+    if (depthwise_int8_mma_geometry(p).blocks >= (int64_t{1} << 31)) return "too many tensor-core blocks";
+    return {};
+}
+
+/// The tensor-core tiles of p's shape (fast shape `fast` is its k x k stride-1 one), each instantiated config once.
+std::vector<DwInt8Tile> mma_tiles(const DwInt8Params& p, int fast) {
+    std::vector<DwInt8Tile> tiles;
+    if (kDwInt8FastShapes[fast].stride != 1) return tiles;
+    DwInt8Params probe = p;
+    for (const DwInt8Mma& m : kDwInt8MmaConfigs) {
+        probe.tile = {fast, 8 * m.rs, {}, m};
+        if (mma_problem(probe).empty()) tiles.push_back(probe.tile);
+    }
+    return tiles;
+}
+
 }  // namespace
+
+DwInt8MmaGeometry depthwise_int8_mma_geometry(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    DwInt8MmaGeometry mg = dw_int8_mma_shape(g.r, std::max(p.tile.mma.rs, 1), p.tile.mma.qb);
+    mg.tiles_p = (g.p + mg.tile_p - 1) / mg.tile_p;
+    mg.tiles_q = (g.q + mg.tile_q - 1) / mg.tile_q;
+    mg.slabs = g.c / 16;
+    mg.blocks = int64_t{g.n} * mg.tiles_p * mg.tiles_q * mg.slabs;
+    return mg;
+}
 
 DwInt8StagedGeometry depthwise_int8_staged_geometry(const DwInt8Params& p) {
     const ConvGeometry& g = p.g;
@@ -192,8 +240,13 @@ std::string depthwise_int8_problem(const DwInt8Params& p) {
             return fmt::format("fast tile {} is k{} s{}, the shape is {}", p.tile.fast,
                                kDwInt8FastShapes[p.tile.fast].k, kDwInt8FastShapes[p.tile.fast].stride, g.str());
         if (p.tile.rows < 1) return fmt::format("tile rows {} must be >= 1", p.tile.rows);
+        if (p.tile.stage.cl != 0 && p.tile.mma.rs != 0) return "a tile is staged or tensor-core, not both";
         if (p.tile.stage.cl != 0)
             if (std::string why = staged_problem(p); !why.empty()) return why;
+        if (p.tile.mma.rs != 0) {
+            if (std::string why = mma_problem(p); !why.empty()) return why;
+            return {};
+        }
     }
     const int64_t limit = std::numeric_limits<int32_t>::max() - kDwInt8Threads;  // fast: 32-bit thread index
     if (p.tile.stage.cl == 0 && depthwise_int8_threads(p) > (p.tile.fast >= 0 ? limit : limit * kDwInt8Threads))
@@ -220,6 +273,9 @@ std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
             if (!fast_matches(kDwInt8FastShapes[i], p.g)) continue;
             for (int rows : strip_rows(p.g.p)) tiles.push_back({i, rows});
             for (const DwInt8Tile& t : staged_tiles(p, i)) tiles.push_back(t);
+            // The tensor-core tiles once per shape, after the first fast shape of its kernel size (5x5 has two).
+            if (i == first_fast_index(p.g))
+                for (const DwInt8Tile& t : mma_tiles(p, i)) tiles.push_back(t);
         }
     }
     tiles.push_back({-1, 1});
@@ -233,7 +289,7 @@ DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
     int64_t widest_threads = 0;
     DwInt8Params probe = p;
     for (const DwInt8Tile& t : depthwise_int8_tiles(p)) {
-        if (t.fast < 0 || t.stage.cl > 0) continue;  // staged tiles: only by timing so far
+        if (t.fast < 0 || t.stage.cl > 0 || t.mma.rs > 0) continue;  // staged, tensor-core: only by timing so far
         probe.tile = t;
         const int64_t threads = depthwise_int8_threads(probe);
         const double ratio = fast_load_ratio(p.g, t);
@@ -251,6 +307,7 @@ int64_t depthwise_int8_threads(const DwInt8Params& p) {
         const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
         return sg.blocks * sg.threads;
     }
+    if (p.tile.mma.rs > 0) return depthwise_int8_mma_geometry(p).blocks * kDwInt8MmaThreads;
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
     const int64_t strips = (g.p + p.tile.rows - 1) / p.tile.rows, col_tiles = (g.q + f.cols - 1) / f.cols;
     return int64_t{g.n} * (g.c / 4) * col_tiles * strips;
@@ -265,6 +322,13 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
                            threads);
     }
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
+    if (p.tile.mma.rs > 0) {
+        const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
+        return fmt::format(
+            "mma k{} s1: tensor-core tile {}x{} outputs x 16 channels, {} mma steps per lane ({} bytes of shared "
+            "memory), {} blocks of {}",
+            f.k, mg.tile_p, mg.tile_q, p.tile.mma.rs, mg.bytes, mg.blocks, kDwInt8MmaThreads);
+    }
     if (p.tile.stage.cl > 0) {
         const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
         return fmt::format(

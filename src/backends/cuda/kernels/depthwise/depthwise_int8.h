@@ -70,6 +70,31 @@
 // from shared memory and walks its strip as the fast thread program does (transposes, windows, dp4a, rolling rows),
 // each row's words read from shared memory (lanes on consecutive channel words: conflict-free within a pixel). The
 // arithmetic is the same instruction for instruction, so the outputs are bit-identical to the fast kernels'.
+//
+// NOTE [depthwise int8 mma tile]
+// Staging did not make the int8 kernel fast: Nsight Compute (H100, 2026-12-07, 144x56k3s1 b128) counted ~20 SASS
+// instructions per output in the fast kernel, half of them on the ALU pipe (the per-channel byte transposes, the
+// windows cut for dp4a, the clamps), which issues at half rate: ALU 59% busy at 56% issue, DRAM 40%. The tensor cores
+// take the multiply and the windows off the SMs' pipes. For one channel, a row of 16 outputs of a k x k stride-1
+// depthwise convolution is a 16 x 32 by 32 x 8 int8 product per kernel row r: A[m][j] = w[r][j - m] (a band, zero
+// outside 0 <= j - m < k: k <= 7 keeps it inside 32 columns), B[j][n] = input column q0 + j - pad of the input row
+// that kernel row r of output row n reads. One mma.m16n8k32.s8 thus makes 16 columns x 8 rows of one channel per
+// kernel row; k of them (int32 accumulators, exact) give those 128 outputs. A block owns a tile of 8 * rs output rows
+// x 16 * qb columns x 16 channels (a 16-byte chunk per pixel, so C % 16 == 0) and runs in three phases:
+//  1. its threads load the input tile (16-byte loads of 4 consecutive pixels, all in flight before any use),
+//     transpose them with byte permutes into per-channel planes ([channel][row][column] bytes) in shared memory;
+//  2. each warp takes two channels; a lane builds its A fragments once per channel and kernel row (three byte
+//     permutes of the kernel row's 8 bytes), then walks rs steps down the tile: B of output row n = lane / 4 is two
+//     4-byte shared loads, and the k B fragments of a step are those of the step before shifted by one kernel row
+//     (lane n's output rows are s + n * rs, s = 0 .. rs - 1, so its next row is its own window's next), so a step loads
+//     one new B; the epilogue (bias, scale, clamp, round) of the 4 outputs a lane holds goes into per-channel output
+//     planes in shared memory;
+//  3. after a barrier the threads transpose the output planes back into 16-channel pixels and store them with
+//     16-byte stores.
+// Per output that is the epilogue (~5 instructions), a byte store, and about one instruction each for the two
+// transposes, against ~20 in the fast kernel. The plane pitches are chosen so that a warp's B loads (8 rows x 4
+// columns of words) and epilogue stores each fall in distinct banks. The arithmetic is NOTE [depthwise int8
+// arithmetic]'s, so outputs are bit-identical to the other kernels'. int8 output only, for now.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -155,14 +180,27 @@ struct DwInt8Stage {
     int strips = 1;     ///< thread strips down the block's output tile
 };
 
+/// The tensor-core form of a tile (NOTE [depthwise int8 mma tile]): a block's output tile is 8 * rs rows by 16 * qb
+/// columns of 16 channels. rs == 0: not the tensor-core kernel.
+struct DwInt8Mma {
+    int rs = 0;  ///< output rows each lane's mma column walks (the tile's rows are 8 * rs)
+    int qb = 1;  ///< 16-column blocks across the tile
+};
+/// The instantiated tensor-core tiles (depthwise_int8.cu builds one kernel per entry and kernel size 3, 5, 7).
+inline constexpr DwInt8Mma kDwInt8MmaConfigs[] = {{1, 1}, {2, 1}, {2, 2}, {4, 2}};
+inline constexpr int kDwInt8MmaConfigCount = static_cast<int>(sizeof(kDwInt8MmaConfigs) / sizeof(kDwInt8MmaConfigs[0]));
+inline constexpr int kDwInt8MmaThreads = 256;  ///< threads per block of the tensor-core kernel (8 warps)
+
 /// Which kernel runs and how much each thread covers.
 struct DwInt8Tile {
     int fast = -1;      ///< index into kDwInt8FastShapes; -1 = the generic kernel
-    int rows = 1;       ///< output rows per thread strip (fast kernels)
+    int rows = 1;       ///< output rows per thread strip (fast kernels); the tile's rows (tensor-core tiles)
     DwInt8Stage stage;  ///< staged through shared memory when stage.cl > 0 (fast shapes with dw_int8_stageable only)
+    DwInt8Mma mma;      ///< the tensor-core kernel when mma.rs > 0 (fast is then the k x k stride-1 fast shape)
 
     DwInt8Tile() = default;
-    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}) : fast(fast_), rows(rows_), stage(stage_) {}
+    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}, DwInt8Mma mma_ = {})
+        : fast(fast_), rows(rows_), stage(stage_), mma(mma_) {}
 };
 
 /// Whether fast shape `f` has a staged form: its rows come from the tile, so neither a ring nor a second row ahead
@@ -189,6 +227,50 @@ struct DwInt8StagedGeometry {
 struct DwInt8Params;
 /// p.tile's staged sizes (p.tile.stage.cl > 0 and p.tile.fast a fast shape; no other checks).
 DwInt8StagedGeometry depthwise_int8_staged_geometry(const DwInt8Params& p);
+
+/// The sizes a tensor-core tile implies (NOTE [depthwise int8 mma tile]), computed on the host. Byte counts: a plane is
+/// one channel's rows of one tile, int8.
+struct DwInt8MmaGeometry {
+    int tile_p = 8, tile_q = 16;    ///< output rows / columns of a block's tile: 8 * rs, 16 * qb
+    int in_rows = 1, in_cols = 1;   ///< input rows / columns the tile reads: tile + k - 1
+    int in_pitch = 0, in_plane = 0; ///< an input plane's row pitch (>= tile_q + 16: the last mma's window) and size
+    int quads_per_row = 0, quads = 0;  ///< 4-column quads of an input plane row, and of all its rows
+    int out_pitch = 0, out_plane = 0;  ///< an output plane's row pitch (>= tile_q) and size
+    int tiles_p = 1, tiles_q = 1;   ///< tiles down / across the output map
+    int slabs = 1;                  ///< 16-channel slabs: C / 16
+    int64_t blocks = 0;             ///< N * tiles_p * tiles_q * slabs
+    size_t bytes = 0;               ///< shared memory per block: 16 input planes, then 16 output planes
+};
+/// The smallest row pitch in words of at least `min_words` whose rows `step` apart lie `target` banks apart modulo
+/// `modulus`: NOTE [depthwise int8 mma tile]'s conflict-free B loads and epilogue stores.
+constexpr int dw_int8_mma_pitch_words(int min_words, int step, int target, int modulus) {
+    int words = min_words;
+    while ((step * words) % modulus != target) ++words;
+    return words;
+}
+/// The sizes of one tensor-core tile of kernel size k (the fields up to bytes but the map's tiles and blocks), a
+/// compile-time constant for the kernels. B loads: lanes n = 0..7 read rows n * rs apart, 4 words each, and
+/// rs * pitch = 4 (mod 8) words spreads them over the 32 banks. Epilogue stores: lanes' rows 2 * rs apart, and
+/// 2 * rs * pitch = 8 (mod 32) words puts the 4 row groups 8 banks apart, a group's 8 columns in 2 words. Only the
+/// input columns the tile reads are loaded (quads_per_row); the plane's last 16-column block reads up to column
+/// tile_q + 15 of its pitch, and what lies past in_cols there meets only zero taps of the banded A.
+constexpr DwInt8MmaGeometry dw_int8_mma_shape(int k, int rs, int qb) {
+    DwInt8MmaGeometry sh;
+    sh.tile_p = 8 * rs;
+    sh.tile_q = 16 * qb;
+    sh.in_rows = sh.tile_p + k - 1;
+    sh.in_cols = sh.tile_q + k - 1;
+    sh.in_pitch = 4 * dw_int8_mma_pitch_words((sh.tile_q + 16) / 4, rs, 4, 8);
+    sh.in_plane = sh.in_rows * sh.in_pitch;
+    sh.quads_per_row = (sh.in_cols + 3) / 4;
+    sh.quads = sh.in_rows * sh.quads_per_row;
+    sh.out_pitch = 4 * dw_int8_mma_pitch_words(sh.tile_q / 4, 2 * rs, 8, 32);
+    sh.out_plane = sh.tile_p * sh.out_pitch;
+    sh.bytes = static_cast<size_t>(16) * (sh.in_plane + sh.out_plane);
+    return sh;
+}
+/// p.tile's tensor-core sizes (p.tile.mma.rs > 0; no other checks).
+DwInt8MmaGeometry depthwise_int8_mma_geometry(const DwInt8Params& p);
 
 struct DwInt8Params {
     ConvGeometry g;                       ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any

@@ -1,0 +1,154 @@
+// test_depthwise_int8_mma.cpp: the tensor-core int8 depthwise tiles (NOTE [depthwise int8 mma tile]) against the host
+// reference of the quantized arithmetic, bit for bit: every instantiated tile on random stride-1 shapes of k 3, 5 and 7
+// (ragged maps, pads, biases, activations), the listed tiles on MobileNet shapes, the same on the host with the mma
+// emulated from its fragment layout (no GPU needed: that checks the kernel's indexing, the GPU run the layout), and
+// the tile list and the refusals. Cases, runs and reports: depthwise_int8_cases.h.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "depthwise_int8_cases.h"
+
+namespace strata::test {
+namespace {
+
+using namespace dw_int8_cases;
+
+/// The first fast shape of kernel size k and stride 1: the tensor-core tiles carry its index.
+int stride1_fast(int k) {
+    for (int i = 0; i < cuda::kDwInt8FastCount; ++i)
+        if (kDwInt8FastShapes[i].k == k && kDwInt8FastShapes[i].stride == 1) return i;
+    return -1;
+}
+
+DwInt8Tile mma_tile(int k, const cuda::DwInt8Mma& m) {
+    return {stride1_fast(k), 8 * m.rs, {}, m};
+}
+
+/// A stride-1 case for the tensor-core tiles: int8 out, C % 16 == 0, maps from 1 to 45 (several tiles each way).
+DwCase mma_case(std::mt19937_64& rng, int k) {
+    DwCase cs = random_case(rng, stride1_fast(k), false, true);
+    if (rng() % 2) {
+        cs.pr.h = range(rng, 1, 45), cs.pr.w = range(rng, 1, 45);
+        while (cs.pr.p() < 1) ++cs.pr.h;
+        while (cs.pr.q() < 1) ++cs.pr.w;
+        fill_case(rng, cs, false, rng() % 5 == 0);
+    }
+    return cs;
+}
+
+TEST(DepthwiseInt8Host, MmaTilesMatchReferenceExactly) {
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 21);
+    for (int k : {3, 5, 7}) {
+        for (const cuda::DwInt8Mma& m : cuda::kDwInt8MmaConfigs) {
+            for (int rep = 0; rep < 2; ++rep) {
+                const DwCase cs = mma_case(rng, k);
+                ASSERT_EQ(run_host(cs, mma_tile(k, m)), "")
+                    << "mma rs " << m.rs << " qb " << m.qb << ": " << cs.str() << " (seed " << seed << ")";
+            }
+        }
+    }
+}
+
+TEST(GpuDepthwiseInt8, MmaKernelsMatchReferenceExactly) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(replay(seed, "MmaKernelsMatchReferenceExactly"));
+    std::mt19937_64 rng(seed + 22);
+    for (int k : {3, 5, 7}) {
+        for (const cuda::DwInt8Mma& m : cuda::kDwInt8MmaConfigs) {
+            for (int rep = 0; rep < 4; ++rep) {
+                const DwCase cs = mma_case(rng, k);
+                std::string described;
+                EXPECT_EQ(run_gpu(cs, mma_tile(k, m), &described), "")
+                    << "mma rs " << m.rs << " qb " << m.qb << " (" << described << "): " << cs.str();
+            }
+        }
+    }
+}
+
+TEST(GpuDepthwiseInt8, MmaTilesOnMobileNetShapesMatchReference) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(replay(seed, "MmaTilesOnMobileNetShapesMatchReference"));
+    std::mt19937_64 rng(seed + 23);
+    struct Layer {
+        int n, c, hw, k;
+    };
+    for (const Layer& l : {Layer{2, 144, 56, 3}, Layer{1, 32, 112, 3}, Layer{3, 672, 14, 5}, Layer{2, 960, 7, 3},
+                           Layer{2, 240, 28, 5}, Layer{2, 192, 28, 7}}) {
+        const DwCase cs = layer_case(rng, l.n, l.c, l.hw, l.k, 1, false);
+        int listed = 0;
+        for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(params_of(cs, {}))) {
+            if (t.mma.rs == 0) continue;
+            ++listed;
+            EXPECT_EQ(run_gpu(cs, t), "") << cs.str() << " mma rs " << t.mma.rs << " qb " << t.mma.qb;
+        }
+        EXPECT_EQ(listed, cuda::kDwInt8MmaConfigCount) << cs.str();
+    }
+}
+
+TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
+    std::mt19937_64 rng(24);
+    const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
+    const std::vector<int8_t> dummy(64);
+    const std::vector<cuda::DwInt8Channel> chan(big.pr.c);
+    DwInt8Params p = params_of(big, {});
+    p.x = p.w = dummy.data(), p.chan = chan.data(), p.y = const_cast<int8_t*>(dummy.data());
+    int listed = 0;
+    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
+        if (t.mma.rs == 0) continue;
+        ++listed;
+        p.tile = t;
+        EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
+        const cuda::DwInt8MmaGeometry mg = cuda::depthwise_int8_mma_geometry(p);
+        EXPECT_EQ(mg.tile_p, 8 * t.mma.rs);
+        EXPECT_EQ(mg.tile_q, 16 * t.mma.qb);
+        EXPECT_GE(mg.in_pitch, mg.tile_q + 16);  // the last 16-column block's mma reads 32 columns
+        EXPECT_EQ(t.mma.rs * (mg.in_pitch / 4) % 8, 4) << "B loads spread over the banks";
+        EXPECT_EQ(2 * t.mma.rs * (mg.out_pitch / 4) % 32, 8) << "epilogue stores spread over the banks";
+        EXPECT_GE(int64_t{mg.tiles_p} * mg.tile_p, big.pr.p());
+        EXPECT_GE(int64_t{mg.tiles_q} * mg.tile_q, big.pr.q());
+        EXPECT_EQ(mg.slabs, 144 / 16);
+        EXPECT_EQ(cuda::depthwise_int8_threads(p), mg.blocks * cuda::kDwInt8MmaThreads);
+        EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("mma k3 s1", 0), 0u) << cuda::depthwise_int8_describe(p);
+    }
+    EXPECT_EQ(listed, cuda::kDwInt8MmaConfigCount);
+    // The selector does not pick them before they are timed.
+    EXPECT_EQ(cuda::depthwise_int8_select(p, 132).mma.rs, 0);
+    // What a tensor-core tile cannot take, said plainly.
+    p.tile = mma_tile(3, {2, 1});
+    ASSERT_EQ(cuda::depthwise_int8_problem(p), "");
+    auto refused = [&](DwInt8Params q, const std::string& what) {
+        const std::string why = cuda::depthwise_int8_problem(q);
+        EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
+    };
+    DwInt8Params q = p;
+    q.g.c = q.g.k = q.g.group = 136;
+    refused(q, "C % 16 == 0");
+    q = p;
+    q.out = cuda::DwInt8Out::fp16;
+    refused(q, "int8 only");
+    q = p;
+    q.tile.rows = 9;
+    refused(q, "must be 8 * rs");
+    q = p;
+    q.tile.mma = {3, 1};
+    q.tile.rows = 24;
+    refused(q, "not instantiated");
+    q = p;
+    q.tile.stage = {4, 1, 1};
+    refused(q, "not both");
+    q = p;
+    q.y = reinterpret_cast<int8_t*>(const_cast<int8_t*>(dummy.data()) + 4);
+    refused(q, "16-byte aligned");
+    // Stride 2 lists none.
+    const DwCase s2 = layer_case(rng, 8, 96, 28, 3, 2, false);
+    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(params_of(s2, {}))) EXPECT_EQ(t.mma.rs, 0);
+}
+
+}  // namespace
+}  // namespace strata::test
