@@ -17,6 +17,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nvtx3/nvToolsExt.h>
@@ -497,12 +498,62 @@ double time_int8_tile(const Int8Slots& slots, const cuda::DwInt8Tile& tile, int 
 
 bool same_tile(const cuda::DwInt8Tile& a, const cuda::DwInt8Tile& b) {
     return a.fast == b.fast && a.rows == b.rows && a.stage.cl == b.stage.cl && a.stage.col_tiles == b.stage.col_tiles &&
-           a.stage.strips == b.stage.strips && a.mma.rs == b.mma.rs && a.mma.qb == b.mma.qb;
+           a.stage.strips == b.stage.strips && a.mma.rs == b.mma.rs && a.mma.qb == b.mma.qb &&
+           a.diag.rw == b.diag.rw && a.diag.qb == b.diag.qb;
+}
+
+/// Which kernel family an int8 tile runs, for the sweep's per-family bests.
+const char* int8_family(const cuda::DwInt8Tile& t) {
+    if (t.fast < 0) return "generic";
+    if (t.diag.rw > 0) return "channel-mma";
+    if (t.mma.rs > 0) return "mma";
+    return t.stage.cl > 0 ? "staged" : "fast";
+}
+
+/// The fastest time of each int8 family in a sweep; `full` false: only a quick look was taken (the family's tiles
+/// were all past the quick-look margin), so the time is that quick look's, less exact.
+struct FamilyBest {
+    double ms = 0;
+    bool full = false;
+};
+
+/// The sweep over every tile but `selected` (timed already, selected_ms): each filtered by a quick look as
+/// sweep_tactic() does, then timed fully. Returns the fastest tile and time; `families` gets each family's best.
+std::pair<cuda::DwInt8Tile, double> sweep_int8_tiles(const Int8Slots& slots, cuda::DwInt8Params p,
+                                                     const cuda::DwInt8Tile& selected, double selected_ms,
+                                                     const std::string& name, cudaStream_t stream,
+                                                     std::map<std::string, FamilyBest>& families) {
+    const int slot_count = static_cast<int>(slots.params.size()), launches = launches_per_graph(slot_count);
+    cuda::DwInt8Tile best = selected;
+    double best_ms = selected_ms;
+    families[int8_family(selected)] = {selected_ms, true};
+    auto note = [&](const cuda::DwInt8Tile& t, double ms, bool full) {
+        FamilyBest& f = families[int8_family(t)];
+        if (f.ms == 0 || (full && !f.full) || (full == f.full && ms < f.ms)) f = {ms, full};
+    };
+    for (const cuda::DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
+        if (same_tile(t, selected)) continue;
+        p.tile = t;
+        const std::string what = fmt::format("{} int8 tile {}", name, cuda::depthwise_int8_describe(p));
+        try {
+            const double quick = time_int8_tile(slots, t, slot_count, bench::kQuickReplays, stream, what);
+            if (quick > bench::kQuickMargin * best_ms) {
+                note(t, quick, false);
+                continue;
+            }
+            const double ms = time_int8_tile(slots, t, launches, kReplays, stream, what);
+            note(t, ms, true);
+            if (ms < best_ms) best = t, best_ms = ms;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "  %s failed: %s\n", what.c_str(), e.what());
+        }
+    }
+    return {best, best_ms};
 }
 
 /// The int8 side (NHWC only): the selector's tile, and with Int8Mode::sweep every other tile of
-/// depthwise_int8_tiles() too, filtered by a quick look as sweep_tactic() does; the fastest is kept, its
-/// depthwise_int8_describe() in Side::detail (with the selector's time when another tile beat it).
+/// depthwise_int8_tiles() too (sweep_int8_tiles); the fastest is kept, its depthwise_int8_describe() in Side::detail
+/// (with the selector's time when another tile beat it, and each kernel family's best).
 KernelTiming int8_kernel_timing(Int8Mode mode, const cuda::DeviceInfo& info, cudaStream_t stream) {
     if (mode == Int8Mode::off) return {};
     return [mode, &info, stream](const DwCase& c, Layout layout, int slot_count) {
@@ -515,25 +566,13 @@ KernelTiming int8_kernel_timing(Int8Mode mode, const cuda::DeviceInfo& info, cud
         cuda::DwInt8Params p = slots.params.front();
         const cuda::DwInt8Tile selected = cuda::depthwise_int8_select(p, info.sm_count);
         const std::string name = case_name(c);
-        const int launches = launches_per_graph(slot_count);
-        const double selected_ms = time_int8_tile(slots, selected, launches, kReplays, stream, name);
+        const double selected_ms =
+            time_int8_tile(slots, selected, launches_per_graph(slot_count), kReplays, stream, name);
         cuda::DwInt8Tile best = selected;
         double best_ms = selected_ms;
-        if (mode == Int8Mode::sweep) {
-            for (const cuda::DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
-                if (same_tile(t, selected)) continue;
-                p.tile = t;
-                const std::string what = fmt::format("{} int8 tile {}", name, cuda::depthwise_int8_describe(p));
-                try {
-                    const double quick = time_int8_tile(slots, t, slot_count, bench::kQuickReplays, stream, what);
-                    if (quick > bench::kQuickMargin * best_ms) continue;
-                    const double ms = time_int8_tile(slots, t, launches, kReplays, stream, what);
-                    if (ms < best_ms) best = t, best_ms = ms;
-                } catch (const std::exception& e) {
-                    std::fprintf(stderr, "  %s failed: %s\n", what.c_str(), e.what());
-                }
-            }
-        }
+        std::map<std::string, FamilyBest> families;
+        if (mode == Int8Mode::sweep)
+            std::tie(best, best_ms) = sweep_int8_tiles(slots, p, selected, selected_ms, name, stream, families);
         side.us = best_ms * 1e3;
         p.tile = best;
         side.config = same_tile(best, selected) ? "depthwise_int8 (the selector's tile)" : "depthwise_int8 (swept tile)";
@@ -542,6 +581,11 @@ KernelTiming int8_kernel_timing(Int8Mode mode, const cuda::DeviceInfo& info, cud
             p.tile = selected;
             side.detail += fmt::format("; the selector's {}: {:.2f} us", cuda::depthwise_int8_describe(p),
                                        selected_ms * 1e3);
+        }
+        if (families.size() > 1) {
+            side.detail += "; best per family:";
+            for (const auto& [family, f] : families)
+                side.detail += fmt::format(" {} {:.2f} us{}", family, f.ms * 1e3, f.full ? "" : " (quick look)");
         }
         return side;
     };

@@ -1,8 +1,9 @@
-// test_depthwise_int8_mma.cpp: the tensor-core int8 depthwise tiles (NOTE [depthwise int8 mma tile]) against the host
-// reference of the quantized arithmetic, bit for bit: every instantiated tile on random stride-1 shapes of k 3, 5 and 7
-// (ragged maps, pads, biases, activations), the listed tiles on MobileNet shapes, the same on the host with the mma
-// emulated from its fragment layout (no GPU needed: that checks the kernel's indexing, the GPU run the layout), and
-// the tile list and the refusals. Cases, runs and reports: depthwise_int8_cases.h.
+// test_depthwise_int8_mma.cpp: the tensor-core int8 depthwise tiles, banded (NOTE [depthwise int8 mma tile]) and
+// channel-mma (NOTE [depthwise int8 channel mma]), against the host reference of the quantized arithmetic, bit for
+// bit: every instantiated tile on random stride-1 shapes (k 3, 5 and 7 banded; 3 channel-mma; ragged maps, pads,
+// biases, activations), the listed tiles on MobileNet shapes, the same on the host with the mma emulated from its
+// fragment layout (no GPU needed: that checks the kernels' indexing, the GPU runs the layouts), and the tile lists
+// and the refusals. Cases, runs and reports: depthwise_int8_cases.h.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -91,6 +92,94 @@ TEST(GpuDepthwiseInt8, MmaTilesOnMobileNetShapesMatchReference) {
     }
 }
 
+DwInt8Tile diag_tile(const cuda::DwInt8Diag& d) {
+    return {stride1_fast(3), cuda::dw_int8_diag_shape(3, d.rw, d.qb).tile_p, {}, {}, d};
+}
+
+TEST(DepthwiseInt8Host, ChannelMmaTilesMatchReferenceExactly) {
+    const uint64_t seed = test_seed();
+    std::mt19937_64 rng(seed + 25);
+    for (const cuda::DwInt8Diag& d : cuda::kDwInt8DiagConfigs) {
+        for (int rep = 0; rep < 3; ++rep) {
+            const DwCase cs = mma_case(rng, 3);
+            ASSERT_EQ(run_host(cs, diag_tile(d)), "")
+                << "channel-mma rw " << d.rw << " qb " << d.qb << ": " << cs.str() << " (seed " << seed << ")";
+        }
+    }
+}
+
+TEST(GpuDepthwiseInt8, ChannelMmaKernelsMatchReferenceExactly) {
+    STRATA_REQUIRE_GPU();
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(replay(seed, "ChannelMmaKernelsMatchReferenceExactly"));
+    std::mt19937_64 rng(seed + 26);
+    for (const cuda::DwInt8Diag& d : cuda::kDwInt8DiagConfigs) {
+        for (int rep = 0; rep < 8; ++rep) {
+            const DwCase cs = mma_case(rng, 3);
+            std::string described;
+            EXPECT_EQ(run_gpu(cs, diag_tile(d), &described), "")
+                << "channel-mma rw " << d.rw << " qb " << d.qb << " (" << described << "): " << cs.str();
+        }
+    }
+    // MobileNet shapes, every listed channel-mma tile.
+    for (int hw : {112, 56, 28, 14, 7}) {
+        const DwCase cs = layer_case(rng, 2, hw >= 56 ? 32 : 192, hw, 3, 1, false);
+        int listed = 0;
+        for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(params_of(cs, {}))) {
+            if (t.diag.rw == 0) continue;
+            ++listed;
+            EXPECT_EQ(run_gpu(cs, t), "") << cs.str() << " channel-mma rw " << t.diag.rw << " qb " << t.diag.qb;
+        }
+        EXPECT_EQ(listed, cuda::kDwInt8DiagConfigCount) << cs.str();
+    }
+    // More tiles per slab than blocks fit on the GPU at once (1 slab of 16 channels, 32 images of 112x112: 512 tiles
+    // of 28x32 and more of the smaller ones against at most 3 blocks per SM): each block walks several tiles, the next
+    // one's copy in flight while it computes the current one.
+    const DwCase many = layer_case(rng, 32, 16, 112, 3, 1, false);
+    for (const cuda::DwInt8Diag& d : cuda::kDwInt8DiagConfigs)
+        EXPECT_EQ(run_gpu(many, diag_tile(d)), "") << many.str() << " channel-mma rw " << d.rw << " qb " << d.qb;
+}
+
+TEST(DepthwiseInt8Host, ChannelMmaTilesAreListedExplainedAndChecked) {
+    std::mt19937_64 rng(27);
+    const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
+    const std::vector<int8_t> dummy(64);
+    const std::vector<cuda::DwInt8Channel> chan(big.pr.c);
+    DwInt8Params p = params_of(big, {});
+    p.x = p.w = dummy.data(), p.chan = chan.data(), p.y = const_cast<int8_t*>(dummy.data());
+    int listed = 0;
+    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
+        if (t.diag.rw == 0) continue;
+        ++listed;
+        p.tile = t;
+        EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
+        const cuda::DwInt8MmaGeometry mg = cuda::depthwise_int8_mma_geometry(p);
+        EXPECT_EQ(mg.tile_p * t.diag.qb, 8 * t.diag.rw);  // 8 warps, qb of them across
+        EXPECT_EQ(mg.tile_q, 16 * t.diag.qb);
+        EXPECT_LE(mg.bytes, size_t{48} << 10);
+        EXPECT_EQ(cuda::depthwise_int8_threads(p), mg.blocks * cuda::kDwInt8MmaThreads);
+        EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("channel-mma k3 s1", 0), 0u)
+            << cuda::depthwise_int8_describe(p);
+    }
+    EXPECT_EQ(listed, cuda::kDwInt8DiagConfigCount);
+    EXPECT_EQ(cuda::depthwise_int8_select(p, 132).diag.rw, 0);
+    p.tile = diag_tile({4, 2});
+    ASSERT_EQ(cuda::depthwise_int8_problem(p), "");
+    DwInt8Params q = p;
+    q.g.r = q.g.s = 5;
+    q.tile.fast = stride1_fast(5);
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("3x3 stride 1"), std::string::npos) << cuda::depthwise_int8_problem(q);
+    q = p;
+    q.tile.diag = {3, 2};
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("not instantiated"), std::string::npos);
+    q = p;
+    q.out = cuda::DwInt8Out::fp16;
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("int8 only"), std::string::npos);
+    q = p;
+    q.tile.mma = {2, 1};
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("not several"), std::string::npos);
+}
+
 TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
     std::mt19937_64 rng(24);
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
@@ -141,7 +230,7 @@ TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
     refused(q, "not instantiated");
     q = p;
     q.tile.stage = {4, 1, 1};
-    refused(q, "not both");
+    refused(q, "not several");
     q = p;
     q.y = reinterpret_cast<int8_t*>(const_cast<int8_t*>(dummy.data()) + 4);
     refused(q, "16-byte aligned");

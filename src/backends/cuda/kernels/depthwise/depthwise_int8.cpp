@@ -124,6 +124,38 @@ std::string mma_problem(const DwInt8Params& p) {
     return {};
 }
 
+/// What is wrong with p.tile's channel-mma form, or empty.
+std::string diag_problem(const DwInt8Params& p) {
+    const ConvGeometry& g = p.g;
+    const DwInt8Diag& d = p.tile.diag;
+    const bool listed = std::any_of(std::begin(kDwInt8DiagConfigs), std::end(kDwInt8DiagConfigs),
+                                    [&](const DwInt8Diag& c) { return c.rw == d.rw && c.qb == d.qb; });
+    if (!listed) return fmt::format("channel-mma tile rw {} qb {} is not instantiated", d.rw, d.qb);
+    if (g.r != 3 || g.stride_h != 1 || g.stride_w != 1)
+        return fmt::format("channel-mma tiles are 3x3 stride 1, the shape is {}", g.str());
+    if (g.c % 16 != 0) return fmt::format("channel-mma tiles need C % 16 == 0, C is {}", g.c);
+    if (p.out != DwInt8Out::int8) return "channel-mma tiles store int8 only";
+    if (!aligned(p.x, 16) || !aligned(p.y, 16)) return "channel-mma tiles need x and y 16-byte aligned";
+    if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31) || int64_t{g.p} * g.q * g.c >= (int64_t{1} << 31))
+        return fmt::format("an image of {} too large", g.str());
+    const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
+    if (p.tile.rows != mg.tile_p) return fmt::format("channel-mma tile rows {} must be {}", p.tile.rows, mg.tile_p);
+    if (mg.blocks >= (int64_t{1} << 31)) return "too many channel-mma blocks";
+    return {};
+}
+
+/// The channel-mma tiles of p's shape (fast shape `fast` is its 3x3 stride-1 one), each instantiated config once.
+std::vector<DwInt8Tile> diag_tiles(const DwInt8Params& p, int fast) {
+    std::vector<DwInt8Tile> tiles;
+    if (kDwInt8FastShapes[fast].stride != 1 || kDwInt8FastShapes[fast].k != 3) return tiles;
+    DwInt8Params probe = p;
+    for (const DwInt8Diag& d : kDwInt8DiagConfigs) {
+        probe.tile = {fast, dw_int8_diag_shape(3, d.rw, d.qb).tile_p, {}, {}, d};
+        if (diag_problem(probe).empty()) tiles.push_back(probe.tile);
+    }
+    return tiles;
+}
+
 /// The tensor-core tiles of p's shape (fast shape `fast` is its k x k stride-1 one), each instantiated config once.
 std::vector<DwInt8Tile> mma_tiles(const DwInt8Params& p, int fast) {
     std::vector<DwInt8Tile> tiles;
@@ -140,7 +172,8 @@ std::vector<DwInt8Tile> mma_tiles(const DwInt8Params& p, int fast) {
 
 DwInt8MmaGeometry depthwise_int8_mma_geometry(const DwInt8Params& p) {
     const ConvGeometry& g = p.g;
-    DwInt8MmaGeometry mg = dw_int8_mma_shape(g.r, std::max(p.tile.mma.rs, 1), p.tile.mma.qb);
+    DwInt8MmaGeometry mg = p.tile.diag.rw > 0 ? dw_int8_diag_shape(g.r, p.tile.diag.rw, p.tile.diag.qb)
+                                              : dw_int8_mma_shape(g.r, std::max(p.tile.mma.rs, 1), p.tile.mma.qb);
     mg.tiles_p = (g.p + mg.tile_p - 1) / mg.tile_p;
     mg.tiles_q = (g.q + mg.tile_q - 1) / mg.tile_q;
     mg.slabs = g.c / 16;
@@ -240,7 +273,12 @@ std::string depthwise_int8_problem(const DwInt8Params& p) {
             return fmt::format("fast tile {} is k{} s{}, the shape is {}", p.tile.fast,
                                kDwInt8FastShapes[p.tile.fast].k, kDwInt8FastShapes[p.tile.fast].stride, g.str());
         if (p.tile.rows < 1) return fmt::format("tile rows {} must be >= 1", p.tile.rows);
-        if (p.tile.stage.cl != 0 && p.tile.mma.rs != 0) return "a tile is staged or tensor-core, not both";
+        if ((p.tile.stage.cl != 0) + (p.tile.mma.rs != 0) + (p.tile.diag.rw != 0) > 1)
+            return "a tile is one of staged, tensor-core and channel-mma, not several";
+        if (p.tile.diag.rw != 0) {
+            if (std::string why = diag_problem(p); !why.empty()) return why;
+            return {};
+        }
         if (p.tile.stage.cl != 0)
             if (std::string why = staged_problem(p); !why.empty()) return why;
         if (p.tile.mma.rs != 0) {
@@ -276,6 +314,8 @@ std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
             // The tensor-core tiles once per shape, after the first fast shape of its kernel size (5x5 has two).
             if (i == first_fast_index(p.g))
                 for (const DwInt8Tile& t : mma_tiles(p, i)) tiles.push_back(t);
+            if (i == first_fast_index(p.g))
+                for (const DwInt8Tile& t : diag_tiles(p, i)) tiles.push_back(t);
         }
     }
     tiles.push_back({-1, 1});
@@ -289,7 +329,7 @@ DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
     int64_t widest_threads = 0;
     DwInt8Params probe = p;
     for (const DwInt8Tile& t : depthwise_int8_tiles(p)) {
-        if (t.fast < 0 || t.stage.cl > 0 || t.mma.rs > 0) continue;  // staged, tensor-core: only by timing so far
+        if (t.fast < 0 || t.stage.cl > 0 || t.mma.rs > 0 || t.diag.rw > 0) continue;  // the rest: only by timing
         probe.tile = t;
         const int64_t threads = depthwise_int8_threads(probe);
         const double ratio = fast_load_ratio(p.g, t);
@@ -307,7 +347,7 @@ int64_t depthwise_int8_threads(const DwInt8Params& p) {
         const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
         return sg.blocks * sg.threads;
     }
-    if (p.tile.mma.rs > 0) return depthwise_int8_mma_geometry(p).blocks * kDwInt8MmaThreads;
+    if (p.tile.mma.rs > 0 || p.tile.diag.rw > 0) return depthwise_int8_mma_geometry(p).blocks * kDwInt8MmaThreads;
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
     const int64_t strips = (g.p + p.tile.rows - 1) / p.tile.rows, col_tiles = (g.q + f.cols - 1) / f.cols;
     return int64_t{g.n} * (g.c / 4) * col_tiles * strips;
@@ -322,6 +362,13 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
                            threads);
     }
     const DwInt8FastShape& f = kDwInt8FastShapes[p.tile.fast];
+    if (p.tile.diag.rw > 0) {
+        const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
+        return fmt::format(
+            "channel-mma k3 s1: tile {}x{} outputs x 16 channels, {} rows per warp ({} bytes of shared memory), {} "
+            "blocks of {}",
+            mg.tile_p, mg.tile_q, p.tile.diag.rw, mg.bytes, mg.blocks, kDwInt8MmaThreads);
+    }
     if (p.tile.mma.rs > 0) {
         const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
         return fmt::format(

@@ -6,6 +6,7 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
+#include "backends/cuda/kernels/depthwise/depthwise_int8_diag.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_mma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_staged.cuh"
 
@@ -194,6 +195,190 @@ void run_mma_on_host(const DwInt8Params& p) {
     });
 }
 
+/// Warp `warp` of a channel-mma block (NOTE [depthwise int8 channel mma]): its 16-column block (warp % QB) and first
+/// output row, the B registers of its slab's 9 taps and its lanes' channel constants, set up once per block; then per
+/// tile, walk() runs its rw output rows, the A registers of the window's three input rows rolling down one row a step.
+template <int RW, int QB>
+struct DwInt8DiagWarp {
+    uint32_t b[3][3][2];
+    int32_t bias[2][4];  // each half's accumulators start from it (C of the first mma)
+    DwInt8DiagChannels ch;
+    int col, p_first;
+
+    __device__ __forceinline__ DwInt8DiagWarp(const DwInt8Params& prm, int slab, int warp, int lane)
+        : col(16 * (warp % QB)), p_first(warp / QB * RW) {
+        const int c_words = prm.g.c / 4;
+        DW_INT8_UNROLL
+        for (int r = 0; r < 3; ++r) {
+            DW_INT8_UNROLL
+            for (int s = 0; s < 3; ++s) dw_int8_diag_b(prm.w, slab, r, s, c_words, lane, b[r][s]);
+        }
+        ch = dw_int8_diag_channels(prm, slab, lane);
+        DW_INT8_UNROLL
+        for (int h = 0; h < 2; ++h) bias[h][0] = bias[h][2] = ch.bias[h][0], bias[h][1] = bias[h][3] = ch.bias[h][1];
+    }
+
+    template <bool kPlain>
+    __device__ __forceinline__ void walk_rows(const uint8_t* tile, uint8_t* out, int lane) const {
+        const DwInt8DiagStatic<RW, QB> sh;
+        uint32_t a[3][3][2];
+        DW_INT8_UNROLL
+        for (int r = 0; r < 2; ++r) {
+            DW_INT8_UNROLL
+            for (int s = 0; s < 3; ++s) dw_int8_diag_a(tile, sh, p_first + r, col + s, lane, a[r][s]);
+        }
+        DW_INT8_UNROLL
+        for (int i = 0; i < RW; ++i) {
+            const int p = p_first + i;
+            DW_INT8_UNROLL
+            for (int s = 0; s < 3; ++s) dw_int8_diag_a(tile, sh, p + 2, col + s, lane, a[2][s]);
+            // Two chains per half (taps 0-4 from the bias, 5-8 from zero), added at the end: one chain of 9
+            // dependent mma per half left the warps waiting on the tensor pipe's latency (Nsight Compute, H100,
+            // 2026-12-07: "wait" the first stall reason, issue slots 31% busy).
+            int32_t acc[2][4], acc2[2][4];
+            const int32_t zero[4] = {0, 0, 0, 0};
+            DW_INT8_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                dw_int8_mma16_from(a[0][0], b[0][0][h], bias[h], acc[h]);
+                dw_int8_mma16_from(a[1][2], b[1][2][h], zero, acc2[h]);
+            }
+            DW_INT8_UNROLL
+            for (int rs = 1; rs < 5; ++rs) {
+                DW_INT8_UNROLL
+                for (int h = 0; h < 2; ++h) {
+                    dw_int8_mma16(a[rs / 3][rs % 3], b[rs / 3][rs % 3][h], acc[h]);
+                    if (rs + 5 < 9) dw_int8_mma16(a[(rs + 5) / 3][(rs + 5) % 3], b[(rs + 5) / 3][(rs + 5) % 3][h], acc2[h]);
+                }
+            }
+            DW_INT8_UNROLL
+            for (int h = 0; h < 2; ++h) {
+                DW_INT8_UNROLL
+                for (int v = 0; v < 4; ++v) acc[h][v] = dw_int8_add_wrap(acc[h][v], acc2[h][v]);
+            }
+            DW_INT8_UNROLL
+            for (int h = 0; h < 2; ++h) dw_int8_diag_put<kPlain>(out, sh, p, col, lane, h, acc[h], ch.ep[h]);
+            DW_INT8_UNROLL
+            for (int r = 0; r < 2; ++r) {
+                DW_INT8_UNROLL
+                for (int s = 0; s < 3; ++s) a[r][s][0] = a[r + 1][s][0], a[r][s][1] = a[r + 1][s][1];
+            }
+        }
+    }
+    __device__ __forceinline__ void walk(const uint8_t* tile, uint8_t* out, int lane) const {
+        if (ch.plain)
+            walk_rows<true>(tile, out, lane);
+        else
+            walk_rows<false>(tile, out, lane);
+    }
+};
+
+// NOTE [depthwise int8 channel mma]. Persistent: block b keeps slab b % slabs and takes that slab's tiles b / slabs,
+// + gridDim.x / slabs, ... (the grid is a multiple of the slabs), so its B registers and channel constants are set up
+// once, and it copies the next tile into the second input buffer while it computes the current one. Three blocks of
+// 256 threads per SM (80 registers).
+template <int RW, int QB>
+__global__ void __launch_bounds__(kDwInt8MmaThreads, 3)
+    dw_int8_diag_kernel(const DwInt8Params prm, const DwInt8MmaGeometry mg) {
+    extern __shared__ __align__(16) uint8_t dw_int8_diag_tile[];  // two input tiles, then the output tile
+    using Shape = DwInt8DiagStatic<RW, QB>;
+    const int t = static_cast<int>(threadIdx.x);
+    const auto slabs = static_cast<uint32_t>(mg.slabs);
+    const uint32_t slab = blockIdx.x % slabs, per_slab = static_cast<uint32_t>(mg.blocks) / slabs,
+                   step = gridDim.x / slabs;
+    uint32_t k = blockIdx.x / slabs;
+    auto tile_at = [&](uint32_t kk) { return dw_int8_mma_tile_at(mg, slab + slabs * kk); };
+    uint8_t* out = dw_int8_diag_tile + 2 * Shape::in_plane;
+    const DwInt8DiagWarp<RW, QB> warp(prm, static_cast<int>(slab), t / 32, t % 32);
+    if (k < per_slab) dw_int8_diag_stage(prm, Shape{}, tile_at(k), dw_int8_diag_tile, t);
+    dw_int8_copy_commit();
+    for (int buf = 0; k < per_slab; k += step, buf ^= 1) {
+        if (k + step < per_slab)
+            dw_int8_diag_stage(prm, Shape{}, tile_at(k + step), dw_int8_diag_tile + (buf ^ 1) * Shape::in_plane, t);
+        dw_int8_copy_commit();
+        dw_int8_copy_wait<1>();  // this tile's copies; the next tile's stay in flight
+        __syncthreads();
+        warp.walk(dw_int8_diag_tile + buf * Shape::in_plane, out, t % 32);
+        __syncthreads();
+        dw_int8_diag_store(prm, Shape{}, tile_at(k), out, t);
+    }
+}
+
+/// Calls f(integral_constant config index) for p's channel-mma config.
+template <int I = 0, class F>
+void dispatch_diag(const DwInt8Params& p, F&& f) {
+    if constexpr (I < kDwInt8DiagConfigCount) {
+        constexpr DwInt8Diag d = kDwInt8DiagConfigs[I];
+        if (d.rw == p.tile.diag.rw && d.qb == p.tile.diag.qb) return f(std::integral_constant<int, I>{});
+        dispatch_diag<I + 1>(p, f);
+    }
+}
+
+void launch_diag(const DwInt8Params& p, cudaStream_t stream) {
+    const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
+    dispatch_diag(p, [&](auto i) {
+        constexpr DwInt8Diag d = kDwInt8DiagConfigs[decltype(i)::value];
+        static_assert(DwInt8DiagStatic<d.rw, d.qb>::kShape.bytes <= (size_t{48} << 10), "needs no opt-in");
+        // As many blocks as fit at once (3 per SM), a whole number per slab, none without a tile.
+        int device = 0, sms = 0;
+        STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise int8 channel-mma launch");
+        STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
+                          "depthwise int8 channel-mma launch");
+        const int64_t per_slab = mg.blocks / mg.slabs;
+        const int64_t blocks_per_slab = std::max<int64_t>(1, std::min<int64_t>(per_slab, 3 * sms / mg.slabs));
+        dw_int8_diag_kernel<d.rw, d.qb><<<static_cast<unsigned>(blocks_per_slab * mg.slabs), kDwInt8MmaThreads,
+                                          mg.bytes, stream>>>(p, mg);
+    });
+}
+
+/// The channel-mma kernel on the host: each block's copy, then each warp with the mma emulated over its lanes (no
+/// rolling: each step loads all three rows), then its stores.
+void run_diag_on_host(const DwInt8Params& p) {
+    const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
+    std::vector<uint8_t> smem(mg.bytes);
+    const int c_words = p.g.c / 4, qb = p.tile.diag.qb, rw = p.tile.diag.rw;
+    for (int64_t blk = 0; blk < mg.blocks; ++blk) {
+        const DwInt8StagedTileAt at = dw_int8_mma_tile_at(mg, static_cast<uint32_t>(blk));
+        for (int t = 0; t < kDwInt8MmaThreads; ++t) dw_int8_diag_stage(p, mg, at, smem.data(), t);
+        uint8_t* out = smem.data() + mg.in_plane;
+        for (int warp = 0; warp < kDwInt8MmaThreads / 32; ++warp) {
+            const int col = 16 * (warp % qb), p_first = warp / qb * rw;
+            uint32_t b[3][3][2][32];
+            DwInt8DiagChannels ch[32];
+            for (int lane = 0; lane < 32; ++lane) {
+                for (int r = 0; r < 3; ++r)
+                    for (int s = 0; s < 3; ++s) {
+                        uint32_t bl[2];
+                        dw_int8_diag_b(p.w, at.slab, r, s, c_words, lane, bl);
+                        b[r][s][0][lane] = bl[0], b[r][s][1][lane] = bl[1];
+                    }
+                ch[lane] = dw_int8_diag_channels(p, at.slab, lane);
+            }
+            for (int i = 0; i < rw; ++i) {
+                const int row = p_first + i;
+                int32_t acc[2][32][4];
+                for (int h = 0; h < 2; ++h)
+                    for (int lane = 0; lane < 32; ++lane)
+                        acc[h][lane][0] = acc[h][lane][2] = ch[lane].bias[h][0],
+                        acc[h][lane][1] = acc[h][lane][3] = ch[lane].bias[h][1];
+                for (int r = 0; r < 3; ++r)
+                    for (int s = 0; s < 3; ++s) {
+                        uint32_t a[32][2];
+                        for (int lane = 0; lane < 32; ++lane) dw_int8_diag_a(smem.data(), mg, row + r, col + s, lane, a[lane]);
+                        for (int h = 0; h < 2; ++h) dw_int8_mma16_emulate(a, b[r][s][h], acc[h]);
+                    }
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int h = 0; h < 2; ++h) {
+                        if (ch[lane].plain)
+                            dw_int8_diag_put<true>(out, mg, row, col, lane, h, acc[h][lane], ch[lane].ep[h]);
+                        else
+                            dw_int8_diag_put<false>(out, mg, row, col, lane, h, acc[h][lane], ch[lane].ep[h]);
+                    }
+            }
+        }
+        for (int t = 0; t < kDwInt8MmaThreads; ++t) dw_int8_diag_store(p, mg, at, out, t);
+    }
+}
+
 template <DwInt8Out OUT>
 __global__ void __launch_bounds__(kDwInt8Threads) dw_int8_generic_kernel(const DwInt8Params prm, int64_t total) {
     for (int64_t e = int64_t{blockIdx.x} * kDwInt8Threads + threadIdx.x; e < total;
@@ -221,6 +406,10 @@ void launch_mode(const DwInt8Params& p, int64_t threads, cudaStream_t stream) {
     }
     if (p.tile.mma.rs > 0) {
         launch_mma(p, stream);
+        return;
+    }
+    if (p.tile.diag.rw > 0) {
+        launch_diag(p, stream);
         return;
     }
     if (p.tile.stage.cl > 0) {
@@ -266,6 +455,10 @@ void run_mode_on_host(const DwInt8Params& p, int64_t threads) {
     }
     if (p.tile.mma.rs > 0) {
         run_mma_on_host(p);
+        return;
+    }
+    if (p.tile.diag.rw > 0) {
+        run_diag_on_host(p);
         return;
     }
     if (p.tile.stage.cl > 0) {

@@ -95,6 +95,32 @@
 // transposes, against ~20 in the fast kernel. The plane pitches are chosen so that a warp's B loads (8 rows x 4
 // columns of words) and epilogue stores each fall in distinct banks. The arithmetic is NOTE [depthwise int8
 // arithmetic]'s, so outputs are bit-identical to the other kernels'. int8 output only, for now.
+//
+// NOTE [depthwise int8 channel mma]
+// The banded tensor-core kernel (NOTE [depthwise int8 mma tile]) still spent ~15-20 instructions per output, most of
+// them transposing bytes into per-channel planes and back. This kernel keeps NHWC: an m16n8k16 s8 mma whose A is 16
+// output pixels' input pixels x 16 channels (each lane's A registers are 4 consecutive channels of one pixel: one
+// 4-byte shared load from the NHWC tile, conflict-free, no transpose) and whose B is the tap's weights on a diagonal
+// (B[k][n] = w[k][tap] where k = n + 8h, zero elsewhere; h = 0, 1 picks channels 0-7 or 8-15): one mma per tap and
+// channel half makes 16 pixels x 8 channels, so 3x3 takes 18 mma per 16 x 16 outputs, wasting 15/16 of the tensor
+// cores' work, of which there is plenty (~17 us of the H100's int8 mma rate for 144x56 at batch 128, under its DRAM
+// floor). A lane's results are 2 adjacent channels of 2 pixels: each pair is one 2-byte store into the NHWC output
+// tile, which leaves as 16-byte stores. A warp walks rw output rows of one 16-column block; its A registers of input
+// rows p .. p + 2 (three column shifts each) roll down one row per step, so a step loads 6 words a lane for 8
+// outputs. Per output: ~2.3 mma, ~0.8 shared loads, the epilogue (~3 with the saturating conversion), ~1 to pack and
+// store. 3x3 stride 1 only: 5x5's 25 taps would need 100 registers for A and B.
+// Measured (H100, 2026-12-07, one block per tile, copy then compute then store): correct, but it won no case;
+// Nsight Compute on 144x56k3s1 b128 (tile 16x32) counted 29 instructions per output, the per-block setup (the B
+// registers of 9 taps, the channel constants), the copy and the store as large as the 4 row steps, and 1.4 eligible
+// warps per scheduler. So the kernel is persistent (NOTE at dw_int8_diag_kernel): the setup once per block, the next
+// tile's copy in flight while the current one is computed. Nsight Compute on that (tile 28x32, same case): 152 us at
+// ncu's 1.46 GHz, 35.7 M warp instructions (20 per output, 17 per computed one: still not the ~11 counted above),
+// issue slots 31% busy, 0.8 eligible warps per scheduler, stalls led by "wait" (each half's 9 mma were one dependent
+// chain), short scoreboard and MIO throttle. Splitting each chain in two (taps 0-4 and 5-8, added at the end) passed
+// the tests, but the bench saw no win either (no time of its own is recorded: the sweep keeps only the winner).
+// Still to find: where the other ~6 instructions per output go, and whether one warp walking two rows at once
+// (independent chains, A registers shared) hides the mma latency. Until a tile of it wins, it is listed for timing
+// only.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -191,16 +217,29 @@ inline constexpr DwInt8Mma kDwInt8MmaConfigs[] = {{1, 1}, {2, 1}, {2, 2}, {4, 2}
 inline constexpr int kDwInt8MmaConfigCount = static_cast<int>(sizeof(kDwInt8MmaConfigs) / sizeof(kDwInt8MmaConfigs[0]));
 inline constexpr int kDwInt8MmaThreads = 256;  ///< threads per block of the tensor-core kernel (8 warps)
 
+/// The channel-mma form of a 3x3 stride-1 tile (NOTE [depthwise int8 channel mma]): 8 warps, each walking rw output
+/// rows of one 16-column block (qb blocks across), so the tile is rw * 8 / qb rows by 16 * qb columns of 16 channels.
+/// rw == 0: not this kernel.
+struct DwInt8Diag {
+    int rw = 0;  ///< output rows a warp walks
+    int qb = 1;  ///< 16-column blocks across the tile (1 or 2)
+};
+/// The instantiated channel-mma tiles: 16x16, 16x32 and 28x32 (maps of 14, 28, 56, 112 rows fit the last whole).
+inline constexpr DwInt8Diag kDwInt8DiagConfigs[] = {{2, 1}, {4, 2}, {7, 2}};
+inline constexpr int kDwInt8DiagConfigCount =
+    static_cast<int>(sizeof(kDwInt8DiagConfigs) / sizeof(kDwInt8DiagConfigs[0]));
+
 /// Which kernel runs and how much each thread covers.
 struct DwInt8Tile {
     int fast = -1;      ///< index into kDwInt8FastShapes; -1 = the generic kernel
     int rows = 1;       ///< output rows per thread strip (fast kernels); the tile's rows (tensor-core tiles)
     DwInt8Stage stage;  ///< staged through shared memory when stage.cl > 0 (fast shapes with dw_int8_stageable only)
     DwInt8Mma mma;      ///< the tensor-core kernel when mma.rs > 0 (fast is then the k x k stride-1 fast shape)
+    DwInt8Diag diag;    ///< the channel-mma kernel when diag.rw > 0 (fast is then the 3x3 stride-1 fast shape)
 
     DwInt8Tile() = default;
-    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}, DwInt8Mma mma_ = {})
-        : fast(fast_), rows(rows_), stage(stage_), mma(mma_) {}
+    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}, DwInt8Mma mma_ = {}, DwInt8Diag diag_ = {})
+        : fast(fast_), rows(rows_), stage(stage_), mma(mma_), diag(diag_) {}
 };
 
 /// Whether fast shape `f` has a staged form: its rows come from the tile, so neither a ring nor a second row ahead
@@ -269,7 +308,27 @@ constexpr DwInt8MmaGeometry dw_int8_mma_shape(int k, int rs, int qb) {
     sh.bytes = static_cast<size_t>(16) * (sh.in_plane + sh.out_plane);
     return sh;
 }
-/// p.tile's tensor-core sizes (p.tile.mma.rs > 0; no other checks).
+/// The sizes of one channel-mma tile (NOTE [depthwise int8 channel mma]) in DwInt8MmaGeometry's fields: the input
+/// tile is NHWC, [in_rows][in_cols][16] bytes (in_pitch a row's bytes, in_plane the whole tile's), twice (the next
+/// tile's copy lands in the second while the first is computed), then the output tile [tile_p][tile_q][16]
+/// (out_pitch, out_plane); quads: the input tile's 16-byte chunks. blocks: the map's tiles (the kernel runs fewer
+/// blocks, each taking several).
+constexpr DwInt8MmaGeometry dw_int8_diag_shape(int k, int rw, int qb) {
+    DwInt8MmaGeometry sh;
+    sh.tile_p = rw * 8 / qb;
+    sh.tile_q = 16 * qb;
+    sh.in_rows = sh.tile_p + k - 1;
+    sh.in_cols = sh.tile_q + k - 1;
+    sh.in_pitch = 16 * sh.in_cols;
+    sh.in_plane = sh.in_rows * sh.in_pitch;
+    sh.quads_per_row = sh.in_cols;
+    sh.quads = sh.in_rows * sh.in_cols;
+    sh.out_pitch = 16 * sh.tile_q;
+    sh.out_plane = sh.tile_p * sh.out_pitch;
+    sh.bytes = static_cast<size_t>(2) * sh.in_plane + sh.out_plane;
+    return sh;
+}
+/// p.tile's tensor-core sizes (p.tile.mma.rs > 0 or p.tile.diag.rw > 0; no other checks).
 DwInt8MmaGeometry depthwise_int8_mma_geometry(const DwInt8Params& p);
 
 struct DwInt8Params {

@@ -1,0 +1,148 @@
+// depthwise_int8_diag.cuh: the pieces of the channel-mma int8 depthwise kernel (NOTE [depthwise int8 channel mma] in
+// depthwise_int8.h), each one thread's or one lane's share and __host__ __device__, so that
+// depthwise_int8_run_on_host() runs them with the warp's mma emulated from its documented fragment layout.
+#pragma once
+
+#include "backends/cuda/kernels/depthwise/depthwise_int8_mma.cuh"
+
+namespace strata::cuda {
+
+/// A channel-mma tile's sizes as compile-time constants (dw_int8_diag_shape), with the member names of the host's
+/// DwInt8MmaGeometry.
+template <int RW, int QB>
+struct DwInt8DiagStatic {
+    static constexpr DwInt8MmaGeometry kShape = dw_int8_diag_shape(3, RW, QB);
+    static constexpr int tile_p = kShape.tile_p, tile_q = kShape.tile_q, in_cols = kShape.in_cols;
+    static constexpr int in_pitch = kShape.in_pitch, in_plane = kShape.in_plane, quads = kShape.quads;
+    static constexpr int out_pitch = kShape.out_pitch;
+};
+
+/// Thread t's share of the input tile: 16-byte chunks (one pixel's 16 channels) t, t + 256, ... into
+/// [in_rows][in_cols][16] bytes, zeros outside the map; asynchronous on the device (dw_int8_copy_chunk).
+template <class Shape>
+__host__ __device__ __forceinline__ void dw_int8_diag_stage(const DwInt8Params& prm, const Shape& sh,
+                                                            const DwInt8StagedTileAt& at, uint8_t* tile, int t) {
+    const ConvGeometry& g = prm.g;
+    const int row0 = at.p0 - g.pad_h, col0 = at.q0 - g.pad_w;
+    const int8_t* xs = prm.x + int64_t{at.n} * g.h * g.w * g.c + at.slab * 16;
+    for (int i = t; i < sh.quads; i += kDwInt8MmaThreads) {
+        const int ih = row0 + i / sh.in_cols, iw = col0 + i % sh.in_cols;
+        const bool valid = static_cast<unsigned>(ih) < static_cast<unsigned>(g.h) &&
+                           static_cast<unsigned>(iw) < static_cast<unsigned>(g.w);
+        dw_int8_copy_chunk(reinterpret_cast<uint32_t*>(tile + 16 * i), valid ? xs + (ih * g.w + iw) * g.c : prm.x,
+                           valid);
+    }
+}
+
+/// A lane's B registers of tap (r, s), [h] for channel half h: B_h[k][n] = w[8h + n][r][s] where k == 8h + n. Lane
+/// (n = lane / 4, k = 4 * (lane % 4) .. + 3) holds that one byte when its k range holds 8h + n, else zeros.
+__host__ __device__ __forceinline__ void dw_int8_diag_b(const int8_t* w, int slab, int r, int s, int c_words,
+                                                        int lane, uint32_t (&b)[2]) {
+    const int n = lane / 4, t = lane % 4;
+    b[0] = b[1] = 0u;
+    if ((n >> 2) != (t & 1)) return;
+    const int h = t >> 1, c = slab * 16 + 8 * h + n;
+    const auto v = static_cast<uint8_t>(w[depthwise_int8_packed_index(c, r, s, 3, c_words)]);
+    const uint32_t shifted = static_cast<uint32_t>(v) << (8 * (n & 3));
+    b[0] = h == 0 ? shifted : 0u;  // selects, not b[h]: an index not known at compile time put b in local memory
+    b[1] = h == 1 ? shifted : 0u;
+}
+
+/// A lane's A registers: channels 4 * (lane % 4) .. + 3 of tile pixels (row, col + lane / 4) and (row, col + 8 +
+/// lane / 4): A[m][k] = channel k of the m-th of 16 consecutive pixels.
+template <class Shape>
+__host__ __device__ __forceinline__ void dw_int8_diag_a(const uint8_t* tile, const Shape& sh, int row, int col,
+                                                        int lane, uint32_t (&a)[2]) {
+    const uint8_t* at = tile + row * sh.in_pitch + (col + lane / 4) * 16 + 4 * (lane % 4);
+    a[0] = dw_int8_load<uint32_t>(at);
+    a[1] = dw_int8_load<uint32_t>(at + 8 * 16);
+}
+
+/// D = A B + C for one m16n8k16 s8 mma of a warp (on the host: lane arrays, the documented fragment layout).
+__device__ __forceinline__ void dw_int8_mma16(const uint32_t (&a)[2], uint32_t b, int32_t (&c)[4]) {
+#ifdef __CUDA_ARCH__
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+        : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+#endif
+}
+/// The same with C read from `c` and D written to `d` (the first mma of an output: C is the bias, no moves).
+__device__ __forceinline__ void dw_int8_mma16_from(const uint32_t (&a)[2], uint32_t b, const int32_t (&c)[4],
+                                                   int32_t (&d)[4]) {
+#ifdef __CUDA_ARCH__
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};\n"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#endif
+}
+inline void dw_int8_mma16_emulate(const uint32_t (&a)[32][2], const uint32_t (&b)[32], int32_t (&c)[32][4]) {
+    auto byte = [](uint32_t w, int i) { return static_cast<int32_t>(static_cast<int8_t>(w >> (8 * i))); };
+    for (int m = 0; m < 16; ++m) {
+        for (int n = 0; n < 8; ++n) {
+            int32_t sum = 0;
+            for (int k = 0; k < 16; ++k)  // A: lane (m % 8, k / 4), register m / 8; B: lane (n, k / 4)
+                sum += byte(a[(m % 8) * 4 + k / 4][m / 8], k % 4) * byte(b[n * 4 + k / 4], k % 4);
+            int32_t& d = c[(m % 8) * 4 + n / 2][(m < 8 ? 0 : 2) + n % 2];  // C/D: lane (m % 8, n / 2)
+            d = dw_int8_add_wrap(d, sum);
+        }
+    }
+}
+
+/// The epilogue of a lane's 4 results of channel half h (they started from the bias) into the output tile: c[0], c[1]
+/// are channels 8h + 2 * (lane % 4) and + 1 of pixel (row, col + lane / 4), c[2], c[3] the same of pixel col + 8 +
+/// lane / 4; each pair one 2-byte store. ep: the two channels' constants. kPlain as in dw_int8_mma_put.
+template <bool kPlain, class Shape>
+__host__ __device__ __forceinline__ void dw_int8_diag_put(uint8_t* out, const Shape& sh, int row, int col, int lane,
+                                                          int h, const int32_t (&c)[4], const DwInt8Channel (&ep)[2]) {
+    auto bits = [&](int32_t acc, const DwInt8Channel& e) -> uint32_t {
+        if constexpr (kPlain)
+            return dw_int8_saturate(dw_int8_fma(dw_int8_i2f(acc), e.mul, e.add)) & 0xFFu;
+        else
+            return dw_int8_bits(dw_int8_value(acc, e)) & 0xFFu;
+    };
+    DW_INT8_UNROLL
+    for (int v = 0; v < 2; ++v) {
+        const uint32_t pair = bits(c[2 * v], ep[0]) | (bits(c[2 * v + 1], ep[1]) << 8);
+        uint8_t* at = out + row * sh.out_pitch + (col + lane / 4 + 8 * v) * 16 + 8 * h + 2 * (lane % 4);
+        dw_int8_store<uint16_t>(at, static_cast<uint16_t>(pair));
+    }
+}
+
+/// A lane's channel constants and int32 biases: [h][e] for channel slab * 16 + 8h + 2 * (lane % 4) + e.
+struct DwInt8DiagChannels {
+    DwInt8Channel ep[2][2];
+    int32_t bias[2][2];
+    bool plain = true;  ///< every one of them clamps to the int8 range only (dw_int8_plain_clamp)
+};
+__host__ __device__ __forceinline__ DwInt8DiagChannels dw_int8_diag_channels(const DwInt8Params& prm, int slab,
+                                                                             int lane) {
+    DwInt8DiagChannels ch;
+    DW_INT8_UNROLL
+    for (int h = 0; h < 2; ++h) {
+        DW_INT8_UNROLL
+        for (int e = 0; e < 2; ++e) {
+            const int c = slab * 16 + 8 * h + 2 * (lane % 4) + e;
+            ch.ep[h][e] = dw_int8_channel(prm.chan, c);
+            ch.bias[h][e] = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
+            ch.plain = ch.plain && dw_int8_plain_clamp(ch.ep[h][e]);
+        }
+    }
+    return ch;
+}
+
+/// Thread t's share of the output tile: 16-byte chunks (a pixel's 16 channels) t, t + 256, ... inside the map.
+template <class Shape>
+__host__ __device__ __forceinline__ void dw_int8_diag_store(const DwInt8Params& prm, const Shape& sh,
+                                                            const DwInt8StagedTileAt& at, const uint8_t* out, int t) {
+    const ConvGeometry& g = prm.g;
+    int8_t* ys = static_cast<int8_t*>(prm.y) + int64_t{at.n} * g.p * g.q * g.c + at.slab * 16;
+    for (int i = t; i < sh.tile_p * sh.tile_q; i += kDwInt8MmaThreads) {
+        const int p = at.p0 + i / sh.tile_q, q = at.q0 + i % sh.tile_q;
+        if (p < g.p && q < g.q)
+            dw_int8_store<uint4>(ys + (int64_t{p} * g.q + q) * g.c, dw_int8_load<uint4>(out + 16 * i));
+    }
+}
+
+}  // namespace strata::cuda
