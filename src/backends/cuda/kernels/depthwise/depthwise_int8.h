@@ -95,6 +95,10 @@
 // transposes, against ~20 in the fast kernel. The plane pitches are chosen so that a warp's B loads (8 rows x 4
 // columns of words) and epilogue stores each fall in distinct banks. The arithmetic is NOTE [depthwise int8
 // arithmetic]'s, so outputs are bit-identical to the other kernels'. int8 output only, for now.
+// Measured (H100, 2026-12-07): the count above was wrong; Nsight Compute found ~28 instructions per output (144x56k3s1
+// b128, tile 32x32), the input transpose ~8 and the mma walk with its epilogue ~14 of them, and after trimming (the
+// sizes compile-time, the bias as the accumulators' start, a saturating conversion) the tiles win only 240x28k5s1
+// (b128 52.6 us against the fast kernels' 56.1): the epilogue alone costs about as much as the dp4a it replaced.
 //
 // NOTE [depthwise int8 channel mma]
 // The banded tensor-core kernel (NOTE [depthwise int8 mma tile]) still spent ~15-20 instructions per output, most of
