@@ -293,6 +293,18 @@ inline std::string fast_name(int i) {
     return fmt::format("fast k{} s{}", kDwInt8FastShapes[i].k, kDwInt8FastShapes[i].stride);
 }
 
+/// A case's params with placeholder buffers (aligned like device allocations, never read): for the host-side checks
+/// of tiles, sizes and refusals.
+struct HostOnlyParams {
+    std::vector<int8_t> bytes = std::vector<int8_t>(64);
+    std::vector<cuda::DwInt8Channel> chan;
+    DwInt8Params p;
+
+    explicit HostOnlyParams(const DwCase& cs) : chan(cs.pr.c), p(params_of(cs, {})) {
+        p.x = p.w = bytes.data(), p.chan = chan.data(), p.y = bytes.data();
+    }
+};
+
 /// Where a case came from, for SCOPED_TRACE: the seed and how to replay it.
 inline std::string replay(uint64_t seed, const char* test) {
     return fmt::format("seed {} (replay: STRATA_SEED={} build/tests/test_gpu --gtest_filter=GpuDepthwiseInt8.{})", seed,

@@ -143,10 +143,8 @@ TEST(GpuDepthwiseInt8, ChannelMmaKernelsMatchReferenceExactly) {
 TEST(DepthwiseInt8Host, ChannelMmaTilesAreListedExplainedAndChecked) {
     std::mt19937_64 rng(27);
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
-    const std::vector<int8_t> dummy(64);
-    const std::vector<cuda::DwInt8Channel> chan(big.pr.c);
-    DwInt8Params p = params_of(big, {});
-    p.x = p.w = dummy.data(), p.chan = chan.data(), p.y = const_cast<int8_t*>(dummy.data());
+    HostOnlyParams host(big);
+    DwInt8Params& p = host.p;
     int listed = 0;
     for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
         if (t.diag.rw == 0) continue;
@@ -183,10 +181,8 @@ TEST(DepthwiseInt8Host, ChannelMmaTilesAreListedExplainedAndChecked) {
 TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
     std::mt19937_64 rng(24);
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
-    const std::vector<int8_t> dummy(64);
-    const std::vector<cuda::DwInt8Channel> chan(big.pr.c);
-    DwInt8Params p = params_of(big, {});
-    p.x = p.w = dummy.data(), p.chan = chan.data(), p.y = const_cast<int8_t*>(dummy.data());
+    HostOnlyParams host(big);
+    DwInt8Params& p = host.p;
     int listed = 0;
     for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
         if (t.mma.rs == 0) continue;
@@ -223,7 +219,7 @@ TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
     refused(q, "int8 only");
     q = p;
     q.tile.rows = 9;
-    refused(q, "must be 8 * rs");
+    refused(q, "rows 9 must be 16");
     q = p;
     q.tile.mma = {3, 1};
     q.tile.rows = 24;
@@ -232,7 +228,7 @@ TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
     q.tile.stage = {4, 1, 1};
     refused(q, "not several");
     q = p;
-    q.y = reinterpret_cast<int8_t*>(const_cast<int8_t*>(dummy.data()) + 4);
+    q.y = host.bytes.data() + 4;
     refused(q, "16-byte aligned");
     // Stride 2 lists none.
     const DwCase s2 = layer_case(rng, 8, 96, 28, 3, 2, false);

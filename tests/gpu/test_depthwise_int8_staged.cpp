@@ -111,10 +111,8 @@ TEST(DepthwiseInt8Host, StagedThreadProgramsMatchReferenceExactly) {
 TEST(DepthwiseInt8Host, StagedTilesAreListedExplainedAndChecked) {
     std::mt19937_64 rng(10);
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
-    const std::vector<int8_t> dummy(64);
-    const std::vector<cuda::DwInt8Channel> chan(big.pr.c);
-    DwInt8Params p = params_of(big, {});
-    p.x = p.w = dummy.data(), p.chan = chan.data(), p.y = const_cast<int8_t*>(dummy.data());
+    HostOnlyParams host(big);
+    DwInt8Params& p = host.p;
     int staged = 0;
     for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
         if (t.stage.cl == 0) continue;
@@ -152,7 +150,7 @@ TEST(DepthwiseInt8Host, StagedTilesAreListedExplainedAndChecked) {
     q.tile.fast = 10;  // k3 s1 with two rows ahead: no staged form
     EXPECT_NE(cuda::depthwise_int8_problem(q).find("no staged form"), std::string::npos);
     q = p;
-    q.x = dummy.data() + 4;
+    q.x = host.bytes.data() + 4;
     EXPECT_NE(cuda::depthwise_int8_problem(q).find("16-byte"), std::string::npos);
 }
 

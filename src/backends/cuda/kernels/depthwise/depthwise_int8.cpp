@@ -106,42 +106,40 @@ std::vector<DwInt8Tile> staged_tiles(const DwInt8Params& p, int fast) {
     return tiles;
 }
 
+/// What both tensor-core kernels need of the shape and the buffers, or empty: stride 1, whole 16-byte channel slabs,
+/// int8 output, aligned x and y, images within 32-bit offsets; `kind` and `rows` (the tile's output rows) name the
+/// tile in the messages.
+std::string tensor_core_problem(const DwInt8Params& p, const char* kind, int rows) {
+    const ConvGeometry& g = p.g;
+    if (g.stride_h != 1 || g.stride_w != 1) return fmt::format("{} tiles need stride 1, the shape is {}", kind, g.str());
+    if (g.c % 16 != 0) return fmt::format("{} tiles need C % 16 == 0, C is {}", kind, g.c);
+    if (p.out != DwInt8Out::int8) return fmt::format("{} tiles store int8 only", kind);
+    if (!aligned(p.x, 16) || !aligned(p.y, 16)) return fmt::format("{} tiles need x and y 16-byte aligned", kind);
+    if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31) || int64_t{g.p} * g.q * g.c >= (int64_t{1} << 31))
+        return fmt::format("an image of {} too large", g.str());
+    const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
+    if (p.tile.rows != rows) return fmt::format("{} tile rows {} must be {}", kind, p.tile.rows, rows);
+    if (mg.blocks >= (int64_t{1} << 31)) return fmt::format("too many {} blocks", kind);
+    return {};
+}
+
 /// What is wrong with p.tile's tensor-core form, or empty.
 std::string mma_problem(const DwInt8Params& p) {
-    const ConvGeometry& g = p.g;
     const DwInt8Mma& m = p.tile.mma;
     const bool listed = std::any_of(std::begin(kDwInt8MmaConfigs), std::end(kDwInt8MmaConfigs),
                                     [&](const DwInt8Mma& c) { return c.rs == m.rs && c.qb == m.qb; });
     if (!listed) return fmt::format("tensor-core tile rs {} qb {} is not instantiated", m.rs, m.qb);
-    if (g.stride_h != 1 || g.stride_w != 1) return fmt::format("tensor-core tiles need stride 1, the shape is {}", g.str());
-    if (g.c % 16 != 0) return fmt::format("tensor-core tiles need C % 16 == 0, C is {}", g.c);
-    if (p.out != DwInt8Out::int8) return "tensor-core tiles store int8 only";
-    if (!aligned(p.x, 16) || !aligned(p.y, 16)) return "tensor-core tiles need x and y 16-byte aligned";
-    if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31) || int64_t{g.p} * g.q * g.c >= (int64_t{1} << 31))
-        return fmt::format("an image of {} too large", g.str());
-    if (p.tile.rows != 8 * m.rs) return fmt::format("tensor-core tile rows {} must be 8 * rs = {}", p.tile.rows, 8 * m.rs);
-    if (depthwise_int8_mma_geometry(p).blocks >= (int64_t{1} << 31)) return "too many tensor-core blocks";
-    return {};
+    return tensor_core_problem(p, "tensor-core", 8 * m.rs);
 }
 
 /// What is wrong with p.tile's channel-mma form, or empty.
 std::string diag_problem(const DwInt8Params& p) {
-    const ConvGeometry& g = p.g;
     const DwInt8Diag& d = p.tile.diag;
     const bool listed = std::any_of(std::begin(kDwInt8DiagConfigs), std::end(kDwInt8DiagConfigs),
                                     [&](const DwInt8Diag& c) { return c.rw == d.rw && c.qb == d.qb; });
     if (!listed) return fmt::format("channel-mma tile rw {} qb {} is not instantiated", d.rw, d.qb);
-    if (g.r != 3 || g.stride_h != 1 || g.stride_w != 1)
-        return fmt::format("channel-mma tiles are 3x3 stride 1, the shape is {}", g.str());
-    if (g.c % 16 != 0) return fmt::format("channel-mma tiles need C % 16 == 0, C is {}", g.c);
-    if (p.out != DwInt8Out::int8) return "channel-mma tiles store int8 only";
-    if (!aligned(p.x, 16) || !aligned(p.y, 16)) return "channel-mma tiles need x and y 16-byte aligned";
-    if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31) || int64_t{g.p} * g.q * g.c >= (int64_t{1} << 31))
-        return fmt::format("an image of {} too large", g.str());
-    const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
-    if (p.tile.rows != mg.tile_p) return fmt::format("channel-mma tile rows {} must be {}", p.tile.rows, mg.tile_p);
-    if (mg.blocks >= (int64_t{1} << 31)) return "too many channel-mma blocks";
-    return {};
+    if (p.g.r != 3) return fmt::format("channel-mma tiles are 3x3 stride 1, the shape is {}", p.g.str());
+    return tensor_core_problem(p, "channel-mma", dw_int8_diag_shape(3, d.rw, d.qb).tile_p);
 }
 
 /// The channel-mma tiles of p's shape (fast shape `fast` is its 3x3 stride-1 one), each instantiated config once.

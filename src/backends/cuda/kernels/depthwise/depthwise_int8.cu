@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/kernels/common/shared_memory_optin.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_diag.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_mma.cuh"
@@ -95,7 +96,7 @@ template <int K, int RS, int QB>
 __global__ void __launch_bounds__(kDwInt8MmaThreads, 2)
     dw_int8_mma_kernel(const DwInt8Params prm, const DwInt8MmaGeometry mg) {
     extern __shared__ __align__(16) uint8_t dw_int8_planes[];  // 16 input planes, then 16 output planes
-    const DwInt8StagedTileAt at = dw_int8_mma_tile_at(mg, blockIdx.x);
+    const DwInt8StagedTileAt at = dw_int8_staged_tile_at(mg, blockIdx.x);
     const int t = static_cast<int>(threadIdx.x);
     using Shape = DwInt8MmaStatic<K, RS, QB>;
     uint8_t* out_planes = dw_int8_planes + 16 * Shape::in_plane;
@@ -122,21 +123,13 @@ void dispatch_mma(const DwInt8Params& p, F&& f) {
     }
 }
 
-/// The tensor-core kernel: its planes may take more than the 48 KiB a launch gets without opting in, so the function's
-/// limit is the device's opt-in maximum (as launch_async_nhwc does, for the same reason).
+/// The tensor-core kernel: its planes may take more than the 48 KiB a launch gets without opting in.
 void launch_mma(const DwInt8Params& p, cudaStream_t stream) {
     const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
     dispatch_mma(p, [&](auto k, auto i) {
         constexpr DwInt8Mma m = kDwInt8MmaConfigs[decltype(i)::value];
         auto kernel = dw_int8_mma_kernel<decltype(k)::value, m.rs, m.qb>;
-        if (mg.bytes > (size_t{48} << 10)) {
-            int device = 0, optin = 0;
-            STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise int8 mma launch");
-            STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-                              "depthwise int8 mma launch");
-            STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
-                              "depthwise int8 mma launch");
-        }
+        if (mg.bytes > (size_t{48} << 10)) allow_shared_memory_optin(kernel, "depthwise int8 mma launch");
         kernel<<<static_cast<unsigned>(mg.blocks), kDwInt8MmaThreads, mg.bytes, stream>>>(p, mg);
     });
 }
@@ -151,7 +144,7 @@ void run_mma_on_host(const DwInt8Params& p) {
         constexpr int K = decltype(k)::value;
         constexpr DwInt8Mma m = kDwInt8MmaConfigs[decltype(i)::value];
         for (int64_t b = 0; b < mg.blocks; ++b) {
-            const DwInt8StagedTileAt at = dw_int8_mma_tile_at(mg, static_cast<uint32_t>(b));
+            const DwInt8StagedTileAt at = dw_int8_staged_tile_at(mg, static_cast<uint32_t>(b));
             for (int t = 0; t < kDwInt8MmaThreads; ++t)
                 dw_int8_mma_stage<DwInt8MmaStatic<K, m.rs, m.qb>::kRounds>(p, mg, at, smem.data(), t);
             uint8_t* out_planes = smem.data() + 16 * mg.in_plane;
@@ -286,7 +279,7 @@ __global__ void __launch_bounds__(kDwInt8MmaThreads, 3)
     const uint32_t slab = blockIdx.x % slabs, per_slab = static_cast<uint32_t>(mg.blocks) / slabs,
                    step = gridDim.x / slabs;
     uint32_t k = blockIdx.x / slabs;
-    auto tile_at = [&](uint32_t kk) { return dw_int8_mma_tile_at(mg, slab + slabs * kk); };
+    auto tile_at = [&](uint32_t kk) { return dw_int8_staged_tile_at(mg, slab + slabs * kk); };
     uint8_t* out = dw_int8_diag_tile + 2 * Shape::in_plane;
     const DwInt8DiagWarp<RW, QB> warp(prm, static_cast<int>(slab), t / 32, t % 32);
     if (k < per_slab) dw_int8_diag_stage(prm, Shape{}, tile_at(k), dw_int8_diag_tile, t);
@@ -337,7 +330,7 @@ void run_diag_on_host(const DwInt8Params& p) {
     std::vector<uint8_t> smem(mg.bytes);
     const int c_words = p.g.c / 4, qb = p.tile.diag.qb, rw = p.tile.diag.rw;
     for (int64_t blk = 0; blk < mg.blocks; ++blk) {
-        const DwInt8StagedTileAt at = dw_int8_mma_tile_at(mg, static_cast<uint32_t>(blk));
+        const DwInt8StagedTileAt at = dw_int8_staged_tile_at(mg, static_cast<uint32_t>(blk));
         for (int t = 0; t < kDwInt8MmaThreads; ++t) dw_int8_diag_stage(p, mg, at, smem.data(), t);
         uint8_t* out = smem.data() + mg.in_plane;
         for (int warp = 0; warp < kDwInt8MmaThreads / 32; ++warp) {

@@ -9,18 +9,6 @@
 
 namespace strata::cuda {
 
-/// Where block b's tile lies: the staged kernels' order (slab fastest), over the mma geometry's tiles.
-__host__ __device__ __forceinline__ DwInt8StagedTileAt dw_int8_mma_tile_at(const DwInt8MmaGeometry& mg, uint32_t b) {
-    const auto slabs = static_cast<uint32_t>(mg.slabs), tiles_q = static_cast<uint32_t>(mg.tiles_q),
-               tiles_p = static_cast<uint32_t>(mg.tiles_p);
-    DwInt8StagedTileAt at;
-    at.slab = static_cast<int>(b % slabs), b /= slabs;
-    at.q0 = static_cast<int>(b % tiles_q) * mg.tile_q, b /= tiles_q;
-    at.p0 = static_cast<int>(b % tiles_p) * mg.tile_p;
-    at.n = static_cast<int>(b / tiles_p);
-    return at;
-}
-
 /// Thread t's share of the input tile: quads of 4 consecutive plane columns of one plane row, t, t + 256, ... Each
 /// quad is read as 4 pixels of the slab's 16 channels (16-byte loads; zeros outside the map and past in_cols),
 /// transposed into 16 words of 4 pixels each, one per channel, and stored into the channels' planes. All of a

@@ -11,13 +11,14 @@ namespace strata::cuda {
 
 /// Where block b's tile lies: image, first output row and column, channel slab (slab fastest, so that the blocks
 /// running at once share images and rows and their halos meet in L2). In 32 bits: there are fewer than 2^31 blocks
-/// (depthwise_int8_problem), and 64-bit divisions are subroutine calls on the device.
+/// (depthwise_int8_problem), and 64-bit divisions are subroutine calls on the device. Geometry: the staged one or the
+/// tensor-core one (DwInt8MmaGeometry), which both have slabs, tiles_q, tiles_p, tile_q and tile_p.
 struct DwInt8StagedTileAt {
     int n, p0, q0, slab;
 };
 
-__host__ __device__ __forceinline__ DwInt8StagedTileAt dw_int8_staged_tile_at(const DwInt8StagedGeometry& sg,
-                                                                              uint32_t b) {
+template <class Geometry>
+__host__ __device__ __forceinline__ DwInt8StagedTileAt dw_int8_staged_tile_at(const Geometry& sg, uint32_t b) {
     const auto slabs = static_cast<uint32_t>(sg.slabs), tiles_q = static_cast<uint32_t>(sg.tiles_q),
                tiles_p = static_cast<uint32_t>(sg.tiles_p);
     DwInt8StagedTileAt at;

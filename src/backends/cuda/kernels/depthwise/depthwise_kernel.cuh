@@ -53,6 +53,7 @@
 #include "backends/cuda/kernels/common/fast_divmod.h"
 #include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/common/pdl.cuh"
+#include "backends/cuda/kernels/common/shared_memory_optin.h"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/kernels/depthwise/depthwise_math.cuh"
@@ -887,18 +888,11 @@ inline bool image_offsets_fit_32_bits(const DepthwiseParams& prm) {
            reach(g.p, prm.y_stride[2], g.q, prm.y_stride[3]) < limit;
 }
 
-/// The async-row kernel: its ring takes more than the 48 KiB a launch gets without opting in. The function's limit is
-/// set to the device's opt-in maximum, not this launch's need: shapes share the function, and a limit set to a small
-/// ring would refuse a later, larger one (as GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit found for the
-/// staged kernel). The tactic refuses tiles beyond that maximum (make_depthwise_async).
+/// The async-row kernel: its ring takes more than the 48 KiB a launch gets without opting in
+/// (allow_shared_memory_optin). The tactic refuses tiles beyond the opt-in maximum (make_depthwise_async).
 template <class Kernel>
 void launch_async_nhwc(Kernel kernel, dim3 grid, dim3 block, size_t smem, cudaStream_t stream, const TiledArgs& a) {
-    int device = 0, optin = 0;
-    STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise async launch");
-    STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-                      "depthwise async launch");
-    STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
-                      "depthwise async launch");
+    allow_shared_memory_optin(kernel, "depthwise async launch");
     launch_kernel(kernel, grid, block, smem, stream, a.prm.pdl, a);
 }
 
