@@ -166,7 +166,8 @@ TEST(DepthwiseInt8Host, ChannelMmaTilesAreListedExplainedAndChecked) {
     DwInt8Params q = p;
     q.g.r = q.g.s = 5;
     q.tile.fast = stride1_fast(5);
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("3x3 stride 1"), std::string::npos) << cuda::depthwise_int8_problem(q);
+    EXPECT_NE(cuda::depthwise_int8_problem(q).find("3x3 stride 1"), std::string::npos)
+        << cuda::depthwise_int8_problem(q);
     q = p;
     q.tile.diag = {3, 2};
     EXPECT_NE(cuda::depthwise_int8_problem(q).find("not instantiated"), std::string::npos);

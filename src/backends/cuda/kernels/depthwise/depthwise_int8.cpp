@@ -111,15 +111,15 @@ std::vector<DwInt8Tile> staged_tiles(const DwInt8Params& p, int fast) {
 /// tile in the messages.
 std::string tensor_core_problem(const DwInt8Params& p, const char* kind, int rows) {
     const ConvGeometry& g = p.g;
-    if (g.stride_h != 1 || g.stride_w != 1) return fmt::format("{} tiles need stride 1, the shape is {}", kind, g.str());
+    if (g.stride_h != 1 || g.stride_w != 1)
+        return fmt::format("{} tiles need stride 1, the shape is {}", kind, g.str());
     if (g.c % 16 != 0) return fmt::format("{} tiles need C % 16 == 0, C is {}", kind, g.c);
     if (p.out != DwInt8Out::int8) return fmt::format("{} tiles store int8 only", kind);
     if (!aligned(p.x, 16) || !aligned(p.y, 16)) return fmt::format("{} tiles need x and y 16-byte aligned", kind);
     if (int64_t{g.h} * g.w * g.c >= (int64_t{1} << 31) || int64_t{g.p} * g.q * g.c >= (int64_t{1} << 31))
         return fmt::format("an image of {} too large", g.str());
-    const DwInt8MmaGeometry mg = depthwise_int8_mma_geometry(p);
     if (p.tile.rows != rows) return fmt::format("{} tile rows {} must be {}", kind, p.tile.rows, rows);
-    if (mg.blocks >= (int64_t{1} << 31)) return fmt::format("too many {} blocks", kind);
+    if (depthwise_int8_mma_geometry(p).blocks >= (int64_t{1} << 31)) return fmt::format("too many {} blocks", kind);
     return {};
 }
 
@@ -273,16 +273,10 @@ std::string depthwise_int8_problem(const DwInt8Params& p) {
         if (p.tile.rows < 1) return fmt::format("tile rows {} must be >= 1", p.tile.rows);
         if ((p.tile.stage.cl != 0) + (p.tile.mma.rs != 0) + (p.tile.diag.rw != 0) > 1)
             return "a tile is one of staged, tensor-core and channel-mma, not several";
-        if (p.tile.diag.rw != 0) {
-            if (std::string why = diag_problem(p); !why.empty()) return why;
-            return {};
-        }
+        if (p.tile.diag.rw != 0) return diag_problem(p);  // own block counts: no thread limit below
+        if (p.tile.mma.rs != 0) return mma_problem(p);
         if (p.tile.stage.cl != 0)
             if (std::string why = staged_problem(p); !why.empty()) return why;
-        if (p.tile.mma.rs != 0) {
-            if (std::string why = mma_problem(p); !why.empty()) return why;
-            return {};
-        }
     }
     const int64_t limit = std::numeric_limits<int32_t>::max() - kDwInt8Threads;  // fast: 32-bit thread index
     if (p.tile.stage.cl == 0 && depthwise_int8_threads(p) > (p.tile.fast >= 0 ? limit : limit * kDwInt8Threads))
@@ -310,10 +304,10 @@ std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
             for (int rows : strip_rows(p.g.p)) tiles.push_back({i, rows});
             for (const DwInt8Tile& t : staged_tiles(p, i)) tiles.push_back(t);
             // The tensor-core tiles once per shape, after the first fast shape of its kernel size (5x5 has two).
-            if (i == first_fast_index(p.g))
+            if (i == first_fast_index(p.g)) {
                 for (const DwInt8Tile& t : mma_tiles(p, i)) tiles.push_back(t);
-            if (i == first_fast_index(p.g))
                 for (const DwInt8Tile& t : diag_tiles(p, i)) tiles.push_back(t);
+            }
         }
     }
     tiles.push_back({-1, 1});

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_check.h"
-#include "backends/cuda/kernels/common/shared_memory_optin.h"
+#include "backends/cuda/kernels/common/launch_limits.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_diag.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_mma.cuh"
@@ -150,14 +150,15 @@ void run_mma_on_host(const DwInt8Params& p) {
             uint8_t* out_planes = smem.data() + 16 * mg.in_plane;
             for (int cl = 0; cl < 16; ++cl) {
                 const int c = at.slab * 16 + cl;
-                uint32_t a[K][32][3];
+                uint32_t a[K][32][4];  // the mma's four A registers; register 2 is zero
                 for (int lane = 0; lane < 32; ++lane) {
                     uint32_t sel[3];
                     dw_int8_mma_selectors(lane, sel);
                     for (int r = 0; r < K; ++r) {
-                        uint32_t lo, hi;
+                        uint32_t lo, hi, a3[3];
                         dw_int8_mma_kernel_row<K>(p.w, c, r, c_words, lo, hi);
-                        dw_int8_mma_a(lo, hi, sel, a[r][lane]);
+                        dw_int8_mma_a(lo, hi, sel, a3);
+                        a[r][lane][0] = a3[0], a[r][lane][1] = a3[1], a[r][lane][2] = 0u, a[r][lane][3] = a3[2];
                     }
                 }
                 const int32_t bias = p.bias_i32 ? p.bias_i32[c] : 0;
@@ -171,7 +172,7 @@ void run_mma_on_host(const DwInt8Params& p) {
                             for (int lane = 0; lane < 32; ++lane)
                                 dw_int8_mma_b(smem.data() + cl * mg.in_plane, mg, s + lane / 4 * rs + r, j, lane,
                                               bf[lane]);
-                            dw_int8_mma_emulate(a[r], bf, acc);
+                            dw_int8_mma_emulate<32>(a[r], bf, acc);
                         }
                         for (int lane = 0; lane < 32; ++lane) {
                             uint8_t* out_plane = out_planes + cl * mg.out_plane;
@@ -194,7 +195,6 @@ void run_mma_on_host(const DwInt8Params& p) {
 template <int RW, int QB>
 struct DwInt8DiagWarp {
     uint32_t b[3][3][2];
-    int32_t bias[2][4];  // each half's accumulators start from it (C of the first mma)
     DwInt8DiagChannels ch;
     int col, p_first;
 
@@ -207,8 +207,6 @@ struct DwInt8DiagWarp {
             for (int s = 0; s < 3; ++s) dw_int8_diag_b(prm.w, slab, r, s, c_words, lane, b[r][s]);
         }
         ch = dw_int8_diag_channels(prm, slab, lane);
-        DW_INT8_UNROLL
-        for (int h = 0; h < 2; ++h) bias[h][0] = bias[h][2] = ch.bias[h][0], bias[h][1] = bias[h][3] = ch.bias[h][1];
     }
 
     template <bool kPlain>
@@ -230,17 +228,18 @@ struct DwInt8DiagWarp {
             // 2026-12-07: "wait" the first stall reason, issue slots 31% busy).
             int32_t acc[2][4], acc2[2][4];
             const int32_t zero[4] = {0, 0, 0, 0};
+            auto tap = [&](int t, int h, int32_t(&c)[4]) { dw_int8_mma16(a[t / 3][t % 3], b[t / 3][t % 3][h], c); };
             DW_INT8_UNROLL
             for (int h = 0; h < 2; ++h) {
-                dw_int8_mma16_from(a[0][0], b[0][0][h], bias[h], acc[h]);
+                dw_int8_mma16_from(a[0][0], b[0][0][h], ch.acc_start[h], acc[h]);
                 dw_int8_mma16_from(a[1][2], b[1][2][h], zero, acc2[h]);
             }
             DW_INT8_UNROLL
-            for (int rs = 1; rs < 5; ++rs) {
+            for (int t = 1; t < 5; ++t) {
                 DW_INT8_UNROLL
                 for (int h = 0; h < 2; ++h) {
-                    dw_int8_mma16(a[rs / 3][rs % 3], b[rs / 3][rs % 3][h], acc[h]);
-                    if (rs + 5 < 9) dw_int8_mma16(a[(rs + 5) / 3][(rs + 5) % 3], b[(rs + 5) / 3][(rs + 5) % 3][h], acc2[h]);
+                    tap(t, h, acc[h]);
+                    if (t + 5 < 9) tap(t + 5, h, acc2[h]);
                 }
             }
             DW_INT8_UNROLL
@@ -311,15 +310,12 @@ void launch_diag(const DwInt8Params& p, cudaStream_t stream) {
     dispatch_diag(p, [&](auto i) {
         constexpr DwInt8Diag d = kDwInt8DiagConfigs[decltype(i)::value];
         static_assert(DwInt8DiagStatic<d.rw, d.qb>::kShape.bytes <= (size_t{48} << 10), "needs no opt-in");
-        // As many blocks as fit at once (3 per SM), a whole number per slab, none without a tile.
-        int device = 0, sms = 0;
-        STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise int8 channel-mma launch");
-        STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
-                          "depthwise int8 channel-mma launch");
-        const int64_t per_slab = mg.blocks / mg.slabs;
-        const int64_t blocks_per_slab = std::max<int64_t>(1, std::min<int64_t>(per_slab, 3 * sms / mg.slabs));
-        dw_int8_diag_kernel<d.rw, d.qb><<<static_cast<unsigned>(blocks_per_slab * mg.slabs), kDwInt8MmaThreads,
-                                          mg.bytes, stream>>>(p, mg);
+        auto kernel = dw_int8_diag_kernel<d.rw, d.qb>;
+        // As many blocks as fit at once, a whole number per slab (at least one: the kernel steps by grid / slabs),
+        // none without a tile.
+        const int64_t resident = resident_blocks(kernel, kDwInt8MmaThreads, mg.bytes, "depthwise int8 channel-mma");
+        const int64_t blocks_per_slab = std::clamp<int64_t>(resident / mg.slabs, 1, mg.blocks / mg.slabs);
+        kernel<<<static_cast<unsigned>(blocks_per_slab * mg.slabs), kDwInt8MmaThreads, mg.bytes, stream>>>(p, mg);
     });
 }
 
@@ -335,14 +331,14 @@ void run_diag_on_host(const DwInt8Params& p) {
         uint8_t* out = smem.data() + mg.in_plane;
         for (int warp = 0; warp < kDwInt8MmaThreads / 32; ++warp) {
             const int col = 16 * (warp % qb), p_first = warp / qb * rw;
-            uint32_t b[3][3][2][32];
+            uint32_t b[3][3][2][32][1];  // [tap][half][lane]: the mma's one B register
             DwInt8DiagChannels ch[32];
             for (int lane = 0; lane < 32; ++lane) {
                 for (int r = 0; r < 3; ++r)
                     for (int s = 0; s < 3; ++s) {
                         uint32_t bl[2];
                         dw_int8_diag_b(p.w, at.slab, r, s, c_words, lane, bl);
-                        b[r][s][0][lane] = bl[0], b[r][s][1][lane] = bl[1];
+                        b[r][s][0][lane][0] = bl[0], b[r][s][1][lane][0] = bl[1];
                     }
                 ch[lane] = dw_int8_diag_channels(p, at.slab, lane);
             }
@@ -350,14 +346,13 @@ void run_diag_on_host(const DwInt8Params& p) {
                 const int row = p_first + i;
                 int32_t acc[2][32][4];
                 for (int h = 0; h < 2; ++h)
-                    for (int lane = 0; lane < 32; ++lane)
-                        acc[h][lane][0] = acc[h][lane][2] = ch[lane].bias[h][0],
-                        acc[h][lane][1] = acc[h][lane][3] = ch[lane].bias[h][1];
+                    for (int lane = 0; lane < 32; ++lane) std::copy_n(ch[lane].acc_start[h], 4, acc[h][lane]);
                 for (int r = 0; r < 3; ++r)
                     for (int s = 0; s < 3; ++s) {
                         uint32_t a[32][2];
-                        for (int lane = 0; lane < 32; ++lane) dw_int8_diag_a(smem.data(), mg, row + r, col + s, lane, a[lane]);
-                        for (int h = 0; h < 2; ++h) dw_int8_mma16_emulate(a, b[r][s][h], acc[h]);
+                        for (int lane = 0; lane < 32; ++lane)
+                            dw_int8_diag_a(smem.data(), mg, row + r, col + s, lane, a[lane]);
+                        for (int h = 0; h < 2; ++h) dw_int8_mma_emulate<16>(a, b[r][s][h], acc[h]);
                     }
                 for (int lane = 0; lane < 32; ++lane)
                     for (int h = 0; h < 2; ++h) {

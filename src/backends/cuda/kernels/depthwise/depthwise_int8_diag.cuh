@@ -58,7 +58,7 @@ __host__ __device__ __forceinline__ void dw_int8_diag_a(const uint8_t* tile, con
     a[1] = dw_int8_load<uint32_t>(at + 8 * 16);
 }
 
-/// D = A B + C for one m16n8k16 s8 mma of a warp (on the host: lane arrays, the documented fragment layout).
+/// D = A B + C for one m16n8k16 s8 mma of a warp (on the host dw_int8_mma_emulate<16>).
 __device__ __forceinline__ void dw_int8_mma16(const uint32_t (&a)[2], uint32_t b, int32_t (&c)[4]) {
 #ifdef __CUDA_ARCH__
     asm volatile(
@@ -77,43 +77,26 @@ __device__ __forceinline__ void dw_int8_mma16_from(const uint32_t (&a)[2], uint3
         : "r"(a[0]), "r"(a[1]), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
 #endif
 }
-inline void dw_int8_mma16_emulate(const uint32_t (&a)[32][2], const uint32_t (&b)[32], int32_t (&c)[32][4]) {
-    auto byte = [](uint32_t w, int i) { return static_cast<int32_t>(static_cast<int8_t>(w >> (8 * i))); };
-    for (int m = 0; m < 16; ++m) {
-        for (int n = 0; n < 8; ++n) {
-            int32_t sum = 0;
-            for (int k = 0; k < 16; ++k)  // A: lane (m % 8, k / 4), register m / 8; B: lane (n, k / 4)
-                sum += byte(a[(m % 8) * 4 + k / 4][m / 8], k % 4) * byte(b[n * 4 + k / 4], k % 4);
-            int32_t& d = c[(m % 8) * 4 + n / 2][(m < 8 ? 0 : 2) + n % 2];  // C/D: lane (m % 8, n / 2)
-            d = dw_int8_add_wrap(d, sum);
-        }
-    }
-}
-
 /// The epilogue of a lane's 4 results of channel half h (they started from the bias) into the output tile: c[0], c[1]
 /// are channels 8h + 2 * (lane % 4) and + 1 of pixel (row, col + lane / 4), c[2], c[3] the same of pixel col + 8 +
 /// lane / 4; each pair one 2-byte store. ep: the two channels' constants. kPlain as in dw_int8_mma_put.
 template <bool kPlain, class Shape>
 __host__ __device__ __forceinline__ void dw_int8_diag_put(uint8_t* out, const Shape& sh, int row, int col, int lane,
                                                           int h, const int32_t (&c)[4], const DwInt8Channel (&ep)[2]) {
-    auto bits = [&](int32_t acc, const DwInt8Channel& e) -> uint32_t {
-        if constexpr (kPlain)
-            return dw_int8_saturate(dw_int8_fma(dw_int8_i2f(acc), e.mul, e.add)) & 0xFFu;
-        else
-            return dw_int8_bits(dw_int8_value(acc, e)) & 0xFFu;
-    };
     DW_INT8_UNROLL
     for (int v = 0; v < 2; ++v) {
-        const uint32_t pair = bits(c[2 * v], ep[0]) | (bits(c[2 * v + 1], ep[1]) << 8);
+        const uint32_t pair =
+            dw_int8_out_byte<kPlain>(c[2 * v], ep[0]) | (dw_int8_out_byte<kPlain>(c[2 * v + 1], ep[1]) << 8);
         uint8_t* at = out + row * sh.out_pitch + (col + lane / 4 + 8 * v) * 16 + 8 * h + 2 * (lane % 4);
         dw_int8_store<uint16_t>(at, static_cast<uint16_t>(pair));
     }
 }
 
-/// A lane's channel constants and int32 biases: [h][e] for channel slab * 16 + 8h + 2 * (lane % 4) + e.
+/// A lane's channel constants, [h][e] for channel slab * 16 + 8h + 2 * (lane % 4) + e, and the accumulators each
+/// half starts from (its two channels' int32 biases in a lane's C/D order: e, then e again for the pixel 8 on).
 struct DwInt8DiagChannels {
     DwInt8Channel ep[2][2];
-    int32_t bias[2][2];
+    int32_t acc_start[2][4];
     bool plain = true;  ///< every one of them clamps to the int8 range only (dw_int8_plain_clamp)
 };
 __host__ __device__ __forceinline__ DwInt8DiagChannels dw_int8_diag_channels(const DwInt8Params& prm, int slab,
@@ -125,7 +108,7 @@ __host__ __device__ __forceinline__ DwInt8DiagChannels dw_int8_diag_channels(con
         for (int e = 0; e < 2; ++e) {
             const int c = slab * 16 + 8 * h + 2 * (lane % 4) + e;
             ch.ep[h][e] = dw_int8_channel(prm.chan, c);
-            ch.bias[h][e] = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
+            ch.acc_start[h][e] = ch.acc_start[h][e + 2] = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
             ch.plain = ch.plain && dw_int8_plain_clamp(ch.ep[h][e]);
         }
     }

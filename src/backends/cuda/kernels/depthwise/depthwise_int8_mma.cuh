@@ -100,7 +100,7 @@ __host__ __device__ __forceinline__ void dw_int8_mma_b(const uint8_t* plane, con
 }
 
 /// D = A B + C for one m16n8k32 s8 mma of a warp: on the device the instruction, issued by every lane with its own
-/// fragments; on the host (lane arrays) the documented fragment layout, worked out element by element.
+/// fragments (a: the mma's registers 0, 1 and 3; its register 2 is zero); on the host dw_int8_mma_emulate.
 __device__ __forceinline__ void dw_int8_mma(const uint32_t (&a)[3], const uint32_t (&b)[2], int32_t (&c)[4]) {
 #ifdef __CUDA_ARCH__
     asm volatile(
@@ -110,21 +110,20 @@ __device__ __forceinline__ void dw_int8_mma(const uint32_t (&a)[3], const uint32
         : "r"(a[0]), "r"(a[1]), "r"(0u), "r"(a[2]), "r"(b[0]), "r"(b[1]));
 #endif
 }
-inline void dw_int8_mma_emulate(const uint32_t (&a)[32][3], const uint32_t (&b)[32][2], int32_t (&c)[32][4]) {
+
+/// D = A B + C for one m16n8kKD s8 mma (KD = 16 or 32) of a warp on the host, lane arrays in the documented fragment
+/// layout: A[m][k] is byte k % 4 of lane (m % 8, (k % 16) / 4)'s register (m / 8) + 2 * (k / 16); B[k][n] byte k % 4
+/// of lane (n, (k % 16) / 4)'s register k / 16; C/D[m][n] lane (m % 8, n / 2)'s register 2 * (m / 8) + n % 2.
+template <int KD>
+void dw_int8_mma_emulate(const uint32_t (&a)[32][KD / 8], const uint32_t (&b)[32][KD / 16], int32_t (&c)[32][4]) {
     auto byte = [](uint32_t w, int i) { return static_cast<int32_t>(static_cast<int8_t>(w >> (8 * i))); };
     for (int m = 0; m < 16; ++m) {
         for (int n = 0; n < 8; ++n) {
             int32_t sum = 0;
-            for (int k = 0; k < 32; ++k) {
-                // A: lane (m % 8, (k % 16) / 4), register 0 / 1 (rows 0-7 / 8-15) for k < 16, 2 / 3 beyond.
-                const int a_lane = (m % 8) * 4 + (k % 16) / 4, a_reg = (k < 16 ? 0 : 2) + (m < 8 ? 0 : 1);
-                const int32_t av = a_reg == 2 ? 0 : byte(a[a_lane][a_reg == 3 ? 2 : a_reg], k % 4);
-                // B: lane (n, (k % 16) / 4), register 0 for k < 16, 1 beyond.
-                const int32_t bv = byte(b[n * 4 + (k % 16) / 4][k < 16 ? 0 : 1], k % 4);
-                sum += av * bv;
-            }
-            // C/D: lane (m % 8, n / 2), register (m < 8 ? 0 : 2) + n % 2.
-            int32_t& d = c[(m % 8) * 4 + n / 2][(m < 8 ? 0 : 2) + n % 2];
+            for (int k = 0; k < KD; ++k)
+                sum += byte(a[(m % 8) * 4 + (k % 16) / 4][m / 8 + 2 * (k / 16)], k % 4) *
+                       byte(b[n * 4 + (k % 16) / 4][k / 16], k % 4);
+            int32_t& d = c[(m % 8) * 4 + n / 2][2 * (m / 8) + n % 2];
             d = dw_int8_add_wrap(d, sum);
         }
     }
@@ -143,11 +142,19 @@ __host__ __device__ __forceinline__ uint32_t dw_int8_saturate(float v) {
 #endif
 }
 
-/// A lane's four accumulators (the bias included: they start from it) through the epilogue (NOTE [depthwise int8
-/// arithmetic]) into the output planes: D[m][n] is output column 16j + m of output row s + n * RS of the tile; c[0],
-/// c[1]: m = lane / 4, n = 2 (lane % 4) and + 1; c[2], c[3]: m + 8. kPlain: the channel's clamp is the int8 range
-/// itself (no activation), so the saturating conversion does it (a compile-time choice: as a run-time one the
-/// compiler computed both and selected).
+/// The int8 byte of one accumulator (the bias included) through the epilogue (NOTE [depthwise int8 arithmetic]), in
+/// the low byte. kPlain: the channel's clamp is the int8 range itself (no activation), so the saturating conversion
+/// does it (a compile-time choice: as a run-time one the compiler computed both and selected).
+template <bool kPlain>
+__host__ __device__ __forceinline__ uint32_t dw_int8_out_byte(int32_t acc, const DwInt8Channel& ep) {
+    if constexpr (kPlain)
+        return dw_int8_saturate(dw_int8_fma(dw_int8_i2f(acc), ep.mul, ep.add)) & 0xFFu;
+    else
+        return dw_int8_bits(dw_int8_value(acc, ep)) & 0xFFu;
+}
+
+/// A lane's four accumulators through dw_int8_out_byte into the output planes: D[m][n] is output column 16j + m of
+/// output row s + n * RS of the tile; c[0], c[1]: m = lane / 4, n = 2 (lane % 4) and + 1; c[2], c[3]: m + 8.
 template <int RS, bool kPlain, class Shape>
 __host__ __device__ __forceinline__ void dw_int8_mma_put(uint8_t* out_plane, const Shape& sh, int s, int j, int lane,
                                                          const int32_t (&c)[4], const DwInt8Channel& ep) {
@@ -155,12 +162,7 @@ __host__ __device__ __forceinline__ void dw_int8_mma_put(uint8_t* out_plane, con
     DW_INT8_UNROLL
     for (int v = 0; v < 4; ++v) {
         const int row = s + (n + v % 2) * RS, col = 16 * j + m + 8 * (v / 2);
-        uint32_t bits;
-        if constexpr (kPlain)
-            bits = dw_int8_saturate(dw_int8_fma(dw_int8_i2f(c[v]), ep.mul, ep.add));
-        else
-            bits = dw_int8_bits(dw_int8_value(c[v], ep));
-        out_plane[row * sh.out_pitch + col] = static_cast<uint8_t>(bits & 0xFFu);
+        out_plane[row * sh.out_pitch + col] = static_cast<uint8_t>(dw_int8_out_byte<kPlain>(c[v], ep));
     }
 }
 

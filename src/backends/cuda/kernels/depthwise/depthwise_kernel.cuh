@@ -53,7 +53,7 @@
 #include "backends/cuda/kernels/common/fast_divmod.h"
 #include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/common/pdl.cuh"
-#include "backends/cuda/kernels/common/shared_memory_optin.h"
+#include "backends/cuda/kernels/common/launch_limits.h"
 #include "backends/cuda/kernels/conv/conv_epilogue.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/kernels/depthwise/depthwise_math.cuh"

@@ -21,6 +21,7 @@
 // few channels or small batches), 32/CL on columns.
 #pragma once
 
+#include "backends/cuda/kernels/common/launch_limits.h"
 #include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
 
@@ -293,12 +294,7 @@ void launch_staged(Kernel kernel, const StagedArgs& a, const DepthwiseTile& tile
         launch_kernel(kernel, static_cast<unsigned>(tiles), tile.block_x, smem, stream, a.prm.pdl, a);
         return;
     }
-    int device = 0, sms = 0, per_sm = 0;
-    STRATA_CUDA_CHECK(cudaGetDevice(&device), "depthwise staged launch");
-    STRATA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "depthwise staged launch");
-    STRATA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, tile.block_x, smem),
-                      "depthwise staged launch");
-    int64_t grid = std::min<int64_t>(tiles, int64_t{std::max(per_sm, 1)} * sms);
+    int64_t grid = std::min<int64_t>(tiles, resident_blocks(kernel, tile.block_x, smem, "depthwise staged launch"));
     if (grid > a.slabs) grid -= grid % a.slabs;  // each block keeps one slab: its taps load once
     launch_kernel(kernel, static_cast<unsigned>(grid), tile.block_x, smem, stream, a.prm.pdl, a);
 }
