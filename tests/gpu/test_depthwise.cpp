@@ -21,11 +21,12 @@ using ir::UnaryKind;
 const char* kTactic = "cuda.conv.depthwise";
 // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 / 16
 // rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows), staged with blocked walkers
-// (32 / 8 channel lanes, one block per tile / persistent)
-constexpr int kConfigs = 27;
+// (32 / 8 channel lanes, one block per tile / persistent), and those of one block per tile with two accumulator
+// chains (32 / 8 lanes)
+constexpr int kConfigs = 29;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
 constexpr int kAsyncConfigs[] = {13, 14, 15, 16, 17, 18};
-constexpr int kBlockedConfigs[] = {23, 24, 25, 26};
+constexpr int kBlockedConfigs[] = {23, 24, 25, 26, 27, 28};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
 const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
@@ -193,8 +194,8 @@ TEST(GpuDepthwise, BlockedWalkersMatchReferenceOnRaggedMaps) {
                 ran += check_config(cc, config, dt, Layout::nhwc, seed += 10, /*residual=*/true);
             }
     // Every case is NHWC, 3x3 or 5x5, clamp, C a multiple of 16 bytes; only the 5x5 stride-2 case refuses 32 channel
-    // lanes (configs 23 and 25), whose 7x7 block reads 17 x 17 pixels of 128 bytes, over the tile budget.
-    EXPECT_EQ(ran, 6 * 2 * 4 * 2 - 2 * 2 * 2);
+    // lanes (configs 23, 25 and 27), whose 7x7 block reads 17 x 17 pixels of 128 bytes, over the tile budget.
+    EXPECT_EQ(ran, 6 * 2 * 6 * 2 - 3 * 2 * 2);
 }
 
 // Every shape's staged launch shares one kernel function per (dtype, k, stride, lanes): a small persistent tile set
@@ -221,9 +222,22 @@ TEST(GpuDepthwise, StagedConfigsTakeNhwcOnHost) {
     }
 }
 
+// Configs 27-28 (two accumulator chains) have not run on a GPU yet: with the gate closed they refuse every case and
+// say how to open it.
+TEST(GpuDepthwise, TwoChainConfigsWaitForTheUnverifiedGate) {
+    EnvSwitchScope closed("STRATA_UNVERIFIED_TACTICS", "0");
+    const GpuConvCase cc = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
+    for (int config : {27, 28})
+        EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config).find("STRATA_UNVERIFIED_TACTICS"),
+                  std::string::npos)
+            << "config " << config;
+    EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, 24), "");
+}
+
 // The blocked configs on the host: refused for what they are not compiled for (other activations, bf16, 7x7, NCHW)
 // with a reason, and taken otherwise.
 TEST(GpuDepthwise, BlockedConfigsRefuseWhatTheyAreNotCompiledFor) {
+    UnverifiedTacticsScope unverified;  // configs 27-28 are still gated
     const GpuConvCase relu6 = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
     for (int config : kBlockedConfigs) {
         EXPECT_EQ(host_can_implement(relu6, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;

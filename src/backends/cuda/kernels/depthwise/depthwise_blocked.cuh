@@ -24,6 +24,17 @@
 // Epilogues: clamps only (none, ReLU, ReLU6: the tactic refuses other activations), which compile to a max and a min;
 // the full activation code in each of the 49 unrolled stores grew the earlier unrolled walks 4.5x (NOTE [depthwise
 // clamp epilogues]).
+//
+// NOTE [depthwise two chains]
+// In the sm_90 SASS of the walkers ptxas computes the block output by output, each output's K*K products one dependent
+// chain (fitting 128 registers), and a chain runs at the instruction's latency: 4 cycles a link for FFMA, but for
+// HFMA2 ptxas alternates HFMA2 (6 cycles) with HFMA2.MMA (10), so the fp16 5x5 item took 8059 scheduled stall cycles
+// for 2196 instructions (3.7 a warp instruction) against fp32's 5846 for 2181 (2.7). That matched the bench: the fp16
+// 5x5 blocked cases reached 64-70% of the copy bandwidth where fp32's reached 84-86%, at equal instructions per byte
+// (bench/RESULTS.md, 2026-12-07). With CHAINS == 2 each output sums its first (K+1)/2 kernel rows in one accumulator
+// and the others in a second one that starts from the bias (the epilogue adds the two where it added the bias: no
+// extra instruction), so two independent chains interleave: fp16 5x5 5218 stall cycles for 2190 instructions, fp32
+// 5x5 4649-4620, at the same instruction counts and no spills (counted with scripts/sass.sh --waits). Configs 27-28.
 #pragma once
 
 #include "backends/cuda/kernels/depthwise/depthwise_staged.cuh"
@@ -90,11 +101,17 @@ struct BlockedEpilogue {
 
     /// y[off] = clamp(acc + bias + res[off]) where `pred`; y and res point at a walker block's first output.
     __device__ __forceinline__ void store(const Acc (&acc)[L], T* y, const T* res, int off, bool pred) const {
+        store_sum(acc, bias, y, res, off, pred);
+    }
+    /// The same with `rest` (the second chain of NOTE [depthwise half2 chains], which started from the bias) in
+    /// place of the bias.
+    __device__ __forceinline__ void store_sum(const Acc (&acc)[L], const Acc (&rest)[L], T* y, const T* res, int off,
+                                              bool pred) const {
         const Word r = load_word_if(res + off, pred && res != nullptr);
         if constexpr (std::is_same_v<Acc, __half2>) {
             __half2 rv;
             memcpy(&rv, &r, sizeof(rv));
-            const __half2 v = __hmin2_nan(__hmax2_nan(__hadd2(__hadd2(acc[0], bias[0]), rv), lo), hi);
+            const __half2 v = __hmin2_nan(__hmax2_nan(__hadd2(__hadd2(acc[0], rest[0]), rv), lo), hi);
             Word out;
             memcpy(&out, &v, sizeof(out));
             store_word_if(y + off, out, pred);
@@ -102,7 +119,7 @@ struct BlockedEpilogue {
             float rv[VEC], v[VEC];
             widen<T, VEC>(r, rv);
 #pragma unroll
-            for (int l = 0; l < VEC; ++l) v[l] = min_nan(max_nan(acc[l] + bias[l] + rv[l], lo), hi);
+            for (int l = 0; l < VEC; ++l) v[l] = min_nan(max_nan(acc[l] + rest[l] + rv[l], lo), hi);
             store_word_if(y + off, narrow<T, VEC>(v), pred);
         }
     }
@@ -110,13 +127,18 @@ struct BlockedEpilogue {
 
 /// The outputs of one staged tile, walker by walker: blocks of BR x BC outputs (NOTE [depthwise blocked walkers]).
 /// The tile's sides are whole blocks (block_depthwise_tile), so every block reads inside the staged tile.
-template <class T, int K, int S, int CL, int BR, int BC, class Math>
+template <class T, int K, int S, int CL, int BR, int BC, int CHAINS, class Math>
 __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const StagedTile& at, int c0,
                                                 const Raw<T, 4 / sizeof(T)> (&taps)[K * K],
                                                 const float (&bias)[4 / sizeof(T)], const Raw<T, 4 / sizeof(T)>* tile) {
     constexpr int L = Math::kLanes, G = 32 / CL;
     constexpr int kInRows = (BR - 1) * S + K, kInCols = (BC - 1) * S + K;
     using Acc = typename Math::Acc;
+    // NOTE [depthwise two chains]: kernel rows [0, kSplit) add into acc, the rest into `rest`, which starts from the
+    // bias; with one chain kSplit == K and the bias is added in the epilogue.
+    static_assert(CHAINS == 1 || CHAINS == 2, "one or two chains");
+    constexpr bool kTwoChains = CHAINS == 2;
+    constexpr int kSplit = kTwoChains ? (K + 1) / 2 : K;
     const DepthwiseParams& prm = a.prm;
     const ConvGeometry& g = prm.g;
     const int lane = threadIdx.x % 32, cl = lane % CL;
@@ -138,7 +160,7 @@ __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const Stage
         const T* res = epilogue.residual ? epilogue.residual + y_block : nullptr;
         // Each output's first product starts it (a multiply, not an add to zero): zeros set up front would hold all
         // BR x BC accumulators live from the start, where only A rows of them are in flight at a time.
-        Acc acc[BR][BC][L];
+        Acc acc[BR][BC][L], rest[BR][BC][L];
 #pragma unroll
         for (int i = 0; i < kInRows; ++i) {
             Acc x[kInCols][L];
@@ -160,28 +182,40 @@ __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const Stage
 #pragma unroll
                     for (int c = 0; c < BC; ++c)
 #pragma unroll
-                        for (int l = 0; l < L; ++l)
-                            acc[r][c][l] = kh == 0 && kw == 0 ? Math::mul(x[c * S + kw][l], w[l])
-                                                              : Math::fma(x[c * S + kw][l], w[l], acc[r][c][l]);
+                        for (int l = 0; l < L; ++l) {
+                            const Acc xv = x[c * S + kw][l];
+                            if (kh < kSplit)
+                                acc[r][c][l] = kh == 0 && kw == 0 ? Math::mul(xv, w[l])
+                                                                  : Math::fma(xv, w[l], acc[r][c][l]);
+                            else
+                                rest[r][c][l] = Math::fma(xv, w[l], kh == kSplit && kw == 0 ? epilogue.bias[l]
+                                                                                            : rest[r][c][l]);
+                        }
                 }
             }
             // Output row r is complete once its last input row (r*S + K-1) is in.
             if (i >= K - 1 && (i - (K - 1)) % S == 0) {
                 const int r = (i - (K - 1)) / S;
 #pragma unroll
-                for (int c = 0; c < BC; ++c)
-                    epilogue.store(acc[r][c], y, res, r * y_row + c * y_col, r < rows_valid && c < cols_valid);
+                for (int c = 0; c < BC; ++c) {
+                    const int off = r * y_row + c * y_col;
+                    const bool inside = r < rows_valid && c < cols_valid;
+                    if constexpr (kTwoChains)
+                        epilogue.store_sum(acc[r][c], rest[r][c], y, res, off, inside);
+                    else
+                        epilogue.store(acc[r][c], y, res, off, inside);
+                }
             }
         }
     }
 }
 
-template <class T, int K, int S, int CL, int BR, int BC>
+template <class T, int K, int S, int CL, int BR, int BC, int CHAINS>
 __global__ void __launch_bounds__(256, 2) dw_blocked_nhwc_kernel(StagedArgs a) {
     using Math = typename MathFor<T, 4 / sizeof(T)>::type;
     walk_staged_tiles<T, K, S, CL>(a, [&](const StagedTile& t, int c0, const auto& taps,
                                           const float(&bias)[4 / sizeof(T)], const auto* words) {
-        blocked_compute<T, K, S, CL, BR, BC, Math>(a, t, c0, taps, bias, words);
+        blocked_compute<T, K, S, CL, BR, BC, CHAINS, Math>(a, t, c0, taps, bias, words);
     });
 }
 
@@ -199,7 +233,8 @@ bool launch_blocked_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, 
         return false;  // bf16: NOTE [depthwise blocked walkers]
     } else {
         if (tile.vec != static_cast<int>(4 / sizeof(T)) || tile.rows != kDepthwiseBlockRows ||
-            tile.cols != kDepthwiseBlockCols || !clamp_activation(prm.epilogue.act))
+            tile.cols != kDepthwiseBlockCols || (tile.chains != 1 && tile.chains != 2) ||
+            !clamp_activation(prm.epilogue.act))
             return false;
         const StagedArgs a = staged_args(prm, tile);
         const size_t smem = depthwise_smem_bytes(prm, tile);
@@ -209,10 +244,14 @@ bool launch_blocked_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, 
             constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
             if constexpr (K > 5)
                 return;  // not compiled (with_blocked_kernel_stride never calls it so)
+            else if (tile.channel_lanes == 32 && tile.chains == 2)
+                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 32, BR, BC, 2>, a, tile, smem, tiles, stream);
             else if (tile.channel_lanes == 32)
-                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 32, BR, BC>, a, tile, smem, tiles, stream);
+                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 32, BR, BC, 1>, a, tile, smem, tiles, stream);
+            else if (tile.chains == 2)
+                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 8, BR, BC, 2>, a, tile, smem, tiles, stream);
             else
-                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 8, BR, BC>, a, tile, smem, tiles, stream);
+                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 8, BR, BC, 1>, a, tile, smem, tiles, stream);
         });
     }
 }

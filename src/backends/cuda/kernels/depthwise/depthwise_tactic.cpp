@@ -13,12 +13,15 @@
 // channels, one block per tile or persistent; fp32 and fp16, 3x3 and 5x5, clamp epilogues. They ran behind the
 // unverified gate on an H100 on 2026-12-07 (tests and memcheck clean; batch 128 x0.93 against the build without
 // them, 5x5 fp32 x0.68-0.79) before it came off.
+// Configs 27-28: configs 23-24 with two accumulator chains per output (NOTE [depthwise two chains]), behind the
+// unverified gate until they have run on a GPU.
 // detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -36,7 +39,9 @@ constexpr int kFillingSms = kFirstAsync + 6;
 constexpr int kFirstRegisterTaps = kFillingSms + 1;
 constexpr int kRegisterTapsRows[] = {4, 8, 16};
 constexpr int kFirstBlocked = kFirstRegisterTaps + 3;
-constexpr int kNumConfigs = kFirstBlocked + 4;
+constexpr int kFirstTwoChains = kFirstBlocked + 4;
+constexpr int kTwoChainsLanes[] = {32, 8};
+constexpr int kNumConfigs = kFirstTwoChains + 2;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -51,6 +56,14 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 /// The tile of `config` for the step; false when that config does not apply to it.
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
+    if (config >= kFirstTwoChains) {
+        if (!desc.outputs[0].channels_last() ||
+            !block_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kTwoChainsLanes[config - kFirstTwoChains],
+                                  false))
+            return false;
+        tile.chains = 2;
+        return true;
+    }
     if (config >= kFirstBlocked) {
         const int i = config - kFirstBlocked;
         return desc.outputs[0].channels_last() &&
@@ -87,6 +100,9 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
     const DepthwiseParams prm = depthwise_params(desc);
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
+    if (config >= kFirstTwoChains) {
+        if (std::string p = unverified_tactic_problem(); !p.empty()) return p;
+    }
     if (config >= kFirstBlocked) {
         if (!clamp_activation(activation_params(desc.attr<ir::ConvAttrs>().activation)))
             return "the blocked staged kernel is compiled for clamp activations only (none, ReLU, ReLU6)";
@@ -113,6 +129,8 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
 
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
+    if (config >= kFirstTwoChains)
+        return fmt::format("staged blocked lanes{} two chains", kTwoChainsLanes[config - kFirstTwoChains]);
     if (config >= kFirstBlocked)
         return fmt::format("staged blocked lanes{}{}", kStagedLanes[config - kFirstBlocked],
                            kStagedPersistent[config - kFirstBlocked] ? " persistent" : "");
