@@ -305,6 +305,27 @@ struct HostOnlyParams {
     }
 };
 
+/// The tiles depthwise_int8_tiles() lists for `p` that `in_family` takes: each is set as p.tile, must have no problem,
+/// and goes to `check(tile)`. Returns how many there were.
+template <class InFamily, class Check>
+int check_listed_tiles(DwInt8Params& p, InFamily in_family, Check check) {
+    int listed = 0;
+    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
+        if (!in_family(t)) continue;
+        ++listed;
+        p.tile = t;
+        EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
+        check(t);
+    }
+    return listed;
+}
+
+/// depthwise_int8_problem(q) refuses q and says `what`.
+inline void expect_refused(const DwInt8Params& q, const std::string& what) {
+    const std::string why = cuda::depthwise_int8_problem(q);
+    EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
+}
+
 /// Where a case came from, for SCOPED_TRACE: the seed and how to replay it.
 inline std::string replay(uint64_t seed, const char* test) {
     return fmt::format("seed {} (replay: STRATA_SEED={} build/tests/test_gpu --gtest_filter=GpuDepthwiseInt8.{})", seed,

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <random>
@@ -40,10 +39,9 @@ inline TacticSweep sweep_tactic(const ir::Graph& graph, const std::string& tacti
             for (Layout layout : layouts) {
                 std::string label = fmt::format("{} config {} {} {} | {} | STRATA_SEED={}", tactic, config,
                                                 dtype_name(dt), layout_name(layout), what, seed);
-                // STRATA_TEST_TRACE=1 names each run before it starts: a run that never returns (a hang inside a
-                // library, as LibsCublasLt.RandomShapesMatchReference timed out once on 2026-12-07) is then named.
-                if (const char* trace = std::getenv("STRATA_TEST_TRACE"); trace && *trace == '1')
-                    std::fprintf(stderr, "[trace] %s\n", label.c_str());
+                // A run that never returns (a hang inside a library, as LibsCublasLt.RandomShapesMatchReference timed
+                // out once on 2026-12-07) is then named.
+                if (test_trace()) std::fprintf(stderr, "[trace] %s\n", label.c_str());
                 TacticRun r = run_tactic(graph, 0, tactic, config, dt, layout, seed);
                 if (!r.ran) {
                     sweep.refusals +=

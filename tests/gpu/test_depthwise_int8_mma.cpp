@@ -145,20 +145,17 @@ TEST(DepthwiseInt8Host, ChannelMmaTilesAreListedExplainedAndChecked) {
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
     HostOnlyParams host(big);
     DwInt8Params& p = host.p;
-    int listed = 0;
-    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
-        if (t.diag.rw == 0) continue;
-        ++listed;
-        p.tile = t;
-        EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
-        const cuda::DwInt8MmaGeometry mg = cuda::depthwise_int8_mma_geometry(p);
-        EXPECT_EQ(mg.tile_p * t.diag.qb, 8 * t.diag.rw);  // 8 warps, qb of them across
-        EXPECT_EQ(mg.tile_q, 16 * t.diag.qb);
-        EXPECT_LE(mg.bytes, size_t{48} << 10);
-        EXPECT_EQ(cuda::depthwise_int8_threads(p), mg.blocks * cuda::kDwInt8MmaThreads);
-        EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("channel-mma k3 s1", 0), 0u)
-            << cuda::depthwise_int8_describe(p);
-    }
+    const int listed = check_listed_tiles(
+        p, [](const DwInt8Tile& t) { return t.diag.rw != 0; },
+        [&](const DwInt8Tile& t) {
+            const cuda::DwInt8MmaGeometry mg = cuda::depthwise_int8_mma_geometry(p);
+            EXPECT_EQ(mg.tile_p * t.diag.qb, 8 * t.diag.rw);  // 8 warps, qb of them across
+            EXPECT_EQ(mg.tile_q, 16 * t.diag.qb);
+            EXPECT_LE(mg.bytes, size_t{48} << 10);
+            EXPECT_EQ(cuda::depthwise_int8_threads(p), mg.blocks * cuda::kDwInt8MmaThreads);
+            EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("channel-mma k3 s1", 0), 0u)
+                << cuda::depthwise_int8_describe(p);
+        });
     EXPECT_EQ(listed, cuda::kDwInt8DiagConfigCount);
     EXPECT_EQ(cuda::depthwise_int8_select(p, 132).diag.rw, 0);
     p.tile = diag_tile({4, 2});
@@ -166,17 +163,16 @@ TEST(DepthwiseInt8Host, ChannelMmaTilesAreListedExplainedAndChecked) {
     DwInt8Params q = p;
     q.g.r = q.g.s = 5;
     q.tile.fast = stride1_fast(5);
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("3x3 stride 1"), std::string::npos)
-        << cuda::depthwise_int8_problem(q);
+    expect_refused(q, "3x3 stride 1");
     q = p;
     q.tile.diag = {3, 2};
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("not instantiated"), std::string::npos);
+    expect_refused(q, "not instantiated");
     q = p;
     q.out = cuda::DwInt8Out::fp16;
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("int8 only"), std::string::npos);
+    expect_refused(q, "int8 only");
     q = p;
     q.tile.mma = {2, 1};
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("not several"), std::string::npos);
+    expect_refused(q, "not several");
 }
 
 TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
@@ -184,53 +180,46 @@ TEST(DepthwiseInt8Host, MmaTilesAreListedExplainedAndChecked) {
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
     HostOnlyParams host(big);
     DwInt8Params& p = host.p;
-    int listed = 0;
-    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
-        if (t.mma.rs == 0) continue;
-        ++listed;
-        p.tile = t;
-        EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
-        const cuda::DwInt8MmaGeometry mg = cuda::depthwise_int8_mma_geometry(p);
-        EXPECT_EQ(mg.tile_p, 8 * t.mma.rs);
-        EXPECT_EQ(mg.tile_q, 16 * t.mma.qb);
-        EXPECT_GE(mg.in_pitch, mg.tile_q + 16);  // the last 16-column block's mma reads 32 columns
-        EXPECT_EQ(t.mma.rs * (mg.in_pitch / 4) % 8, 4) << "B loads spread over the banks";
-        EXPECT_EQ(2 * t.mma.rs * (mg.out_pitch / 4) % 32, 8) << "epilogue stores spread over the banks";
-        EXPECT_GE(int64_t{mg.tiles_p} * mg.tile_p, big.pr.p());
-        EXPECT_GE(int64_t{mg.tiles_q} * mg.tile_q, big.pr.q());
-        EXPECT_EQ(mg.slabs, 144 / 16);
-        EXPECT_EQ(cuda::depthwise_int8_threads(p), mg.blocks * cuda::kDwInt8MmaThreads);
-        EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("mma k3 s1", 0), 0u) << cuda::depthwise_int8_describe(p);
-    }
+    const int listed = check_listed_tiles(
+        p, [](const DwInt8Tile& t) { return t.mma.rs != 0; },
+        [&](const DwInt8Tile& t) {
+            const cuda::DwInt8MmaGeometry mg = cuda::depthwise_int8_mma_geometry(p);
+            EXPECT_EQ(mg.tile_p, 8 * t.mma.rs);
+            EXPECT_EQ(mg.tile_q, 16 * t.mma.qb);
+            EXPECT_GE(mg.in_pitch, mg.tile_q + 16);  // the last 16-column block's mma reads 32 columns
+            EXPECT_EQ(t.mma.rs * (mg.in_pitch / 4) % 8, 4) << "B loads spread over the banks";
+            EXPECT_EQ(2 * t.mma.rs * (mg.out_pitch / 4) % 32, 8) << "epilogue stores spread over the banks";
+            EXPECT_GE(int64_t{mg.tiles_p} * mg.tile_p, big.pr.p());
+            EXPECT_GE(int64_t{mg.tiles_q} * mg.tile_q, big.pr.q());
+            EXPECT_EQ(mg.slabs, 144 / 16);
+            EXPECT_EQ(cuda::depthwise_int8_threads(p), mg.blocks * cuda::kDwInt8MmaThreads);
+            EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("mma k3 s1", 0), 0u) << cuda::depthwise_int8_describe(p);
+        });
     EXPECT_EQ(listed, cuda::kDwInt8MmaConfigCount);
     // The selector does not pick them before they are timed.
     EXPECT_EQ(cuda::depthwise_int8_select(p, 132).mma.rs, 0);
     // What a tensor-core tile cannot take, said plainly.
     p.tile = mma_tile(3, {2, 1});
     ASSERT_EQ(cuda::depthwise_int8_problem(p), "");
-    auto refused = [&](DwInt8Params q, const std::string& what) {
-        const std::string why = cuda::depthwise_int8_problem(q);
-        EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
-    };
     DwInt8Params q = p;
     q.g.c = q.g.k = q.g.group = 136;
-    refused(q, "C % 16 == 0");
+    expect_refused(q, "C % 16 == 0");
     q = p;
     q.out = cuda::DwInt8Out::fp16;
-    refused(q, "int8 only");
+    expect_refused(q, "int8 only");
     q = p;
     q.tile.rows = 9;
-    refused(q, "rows 9 must be 16");
+    expect_refused(q, "rows 9 must be 16");
     q = p;
     q.tile.mma = {3, 1};
     q.tile.rows = 24;
-    refused(q, "not instantiated");
+    expect_refused(q, "not instantiated");
     q = p;
     q.tile.stage = {4, 1, 1};
-    refused(q, "not several");
+    expect_refused(q, "not several");
     q = p;
     q.y = host.bytes.data() + 4;
-    refused(q, "16-byte aligned");
+    expect_refused(q, "16-byte aligned");
     // Stride 2 lists none.
     const DwCase s2 = layer_case(rng, 8, 96, 28, 3, 2, false);
     for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(params_of(s2, {}))) EXPECT_EQ(t.mma.rs, 0);

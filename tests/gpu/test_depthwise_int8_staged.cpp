@@ -18,8 +18,8 @@ using namespace dw_int8_cases;
 /// A random staged form of fast shape `fast` for the case: a channel-word count that divides C / 4, column tiles,
 /// strips and a strip height, redrawn until the block fits (at most kDwInt8StagedMaxThreads threads, 48 KiB).
 DwInt8Tile random_staged_tile(std::mt19937_64& rng, const DwCase& cs, int fast) {
-    const int cwords = cs.pr.c / 4, q_tiles = (cs.pr.q() + kDwInt8FastShapes[fast].cols - 1) /
-                                              kDwInt8FastShapes[fast].cols;
+    const int cwords = cs.pr.c / 4,
+              q_tiles = (cs.pr.q() + kDwInt8FastShapes[fast].cols - 1) / kDwInt8FastShapes[fast].cols;
     std::vector<int> cls;
     for (int cl = 4; cl <= cwords; cl += 4)
         if (cwords % cl == 0) cls.push_back(cl);
@@ -82,9 +82,8 @@ TEST(GpuDepthwiseInt8, StagedTilesOnMobileNetShapesMatchReference) {
         for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(params_of(cs, {}))) {
             if (t.stage.cl == 0 || (listed > 0 && rng() % 3 != 0)) continue;  // the first, then a third of the rest
             ++listed;
-            EXPECT_EQ(run_gpu(cs, t), "") << cs.str() << " staged rows " << t.rows << " col_tiles "
-                                          << t.stage.col_tiles << " strips " << t.stage.strips << " (seed " << seed
-                                          << ")";
+            EXPECT_EQ(run_gpu(cs, t), "") << cs.str() << " staged rows " << t.rows << " col_tiles " << t.stage.col_tiles
+                                          << " strips " << t.stage.strips << " (seed " << seed << ")";
         }
         EXPECT_GT(listed, 0) << cs.str();
     }
@@ -113,45 +112,42 @@ TEST(DepthwiseInt8Host, StagedTilesAreListedExplainedAndChecked) {
     const DwCase big = layer_case(rng, 32, 144, 56, 3, 1, false);
     HostOnlyParams host(big);
     DwInt8Params& p = host.p;
-    int staged = 0;
-    for (const DwInt8Tile& t : cuda::depthwise_int8_tiles(p)) {
-        if (t.stage.cl == 0) continue;
-        ++staged;
-        p.tile = t;
-        EXPECT_EQ(cuda::depthwise_int8_problem(p), "");
-        const cuda::DwInt8StagedGeometry sg = cuda::depthwise_int8_staged_geometry(p);
-        EXPECT_EQ(t.stage.cl, 12);  // C 144 = 36 words: the largest multiple of 4 up to 32 that divides 36
-        EXPECT_LE(sg.bytes, cuda::kDwInt8StagedMaxBytes);
-        EXPECT_GE(sg.threads, 64);
-        EXPECT_LE(sg.threads, cuda::kDwInt8StagedMaxThreads);
-        EXPECT_GE(int64_t{sg.tiles_p} * sg.tile_p, big.pr.p());
-        EXPECT_GE(int64_t{sg.tiles_q} * sg.tile_q, big.pr.q());
-        EXPECT_EQ(cuda::depthwise_int8_threads(p), sg.blocks * sg.threads);
-        EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("staged k3 s1", 0), 0u) << cuda::depthwise_int8_describe(p);
-    }
+    const int staged = check_listed_tiles(
+        p, [](const DwInt8Tile& t) { return t.stage.cl != 0; },
+        [&](const DwInt8Tile& t) {
+            const cuda::DwInt8StagedGeometry sg = cuda::depthwise_int8_staged_geometry(p);
+            EXPECT_EQ(t.stage.cl, 12);  // C 144 = 36 words: the largest multiple of 4 up to 32 that divides 36
+            EXPECT_LE(sg.bytes, cuda::kDwInt8StagedMaxBytes);
+            EXPECT_GE(sg.threads, 64);
+            EXPECT_LE(sg.threads, cuda::kDwInt8StagedMaxThreads);
+            EXPECT_GE(int64_t{sg.tiles_p} * sg.tile_p, big.pr.p());
+            EXPECT_GE(int64_t{sg.tiles_q} * sg.tile_q, big.pr.q());
+            EXPECT_EQ(cuda::depthwise_int8_threads(p), sg.blocks * sg.threads);
+            EXPECT_EQ(cuda::depthwise_int8_describe(p).rfind("staged k3 s1", 0), 0u)
+                << cuda::depthwise_int8_describe(p);
+        });
     EXPECT_GT(staged, 0);
     // What a staged tile cannot take, said plainly.
     p.tile = {0, 14, {12, 2, 2}};
     ASSERT_EQ(cuda::depthwise_int8_problem(p), "");
     DwInt8Params q = p;
     q.g.c = q.g.k = q.g.group = 136;  // C % 16 != 0: not whole 16-byte chunks
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("C % 16 == 0"), std::string::npos)
-        << cuda::depthwise_int8_problem(q);
+    expect_refused(q, "C % 16 == 0");
     q = p;
     q.tile.stage.cl = 16;  // does not divide 36
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("divides C / 4 = 36"), std::string::npos);
+    expect_refused(q, "divides C / 4 = 36");
     q = p;
     q.tile.stage.col_tiles = 14, q.tile.stage.strips = 2;  // 336 threads
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("threads"), std::string::npos);
+    expect_refused(q, "threads");
     q = p;
     q.tile.rows = 56, q.tile.stage.col_tiles = 7, q.tile.stage.strips = 1;  // 58 x 30 x 48 bytes
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("bytes"), std::string::npos);
+    expect_refused(q, "bytes");
     q = p;
     q.tile.fast = 10;  // k3 s1 with two rows ahead: no staged form
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("no staged form"), std::string::npos);
+    expect_refused(q, "no staged form");
     q = p;
     q.x = host.bytes.data() + 4;
-    EXPECT_NE(cuda::depthwise_int8_problem(q).find("16-byte"), std::string::npos);
+    expect_refused(q, "16-byte");
 }
 
 }  // namespace

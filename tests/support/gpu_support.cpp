@@ -114,9 +114,9 @@ TacticRun run_tactic(const ir::Graph& graph, size_t node_index, const std::strin
         buffers.outputs.push_back(dev_outputs.back().buffer.data());
     }
     auto kernel = tactic->make(desc, config);
-    // STRATA_TEST_TRACE=1: what is about to run (for a library: its algorithm, e.g. cuBLASLt's split-K scheme, whose
-    // in-place reduction keeps counters in the workspace, which this test does not zero).
-    if (const char* trace = std::getenv("STRATA_TEST_TRACE"); trace && *trace == '1')
+    // What is about to run (for a library: its algorithm, e.g. cuBLASLt's split-K scheme, whose in-place reduction
+    // keeps counters in the workspace, which this test does not zero).
+    if (test_trace())
         std::fprintf(stderr, "[trace]   %s config %d: %s\n", tactic_name.c_str(), config, kernel->detail().c_str());
     cuda::DeviceBuffer workspace(kernel->workspace_bytes(), "a test workspace");
     buffers.workspace = workspace.data();

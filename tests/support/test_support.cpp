@@ -50,6 +50,14 @@ uint64_t test_seed() {
     return seed;
 }
 
+bool test_trace() {
+    static const bool on = [] {
+        const char* env = std::getenv("STRATA_TEST_TRACE");
+        return env && std::string(env) == "1";
+    }();
+    return on;
+}
+
 Tensor random_tensor(DType dtype, const Shape& shape, uint64_t seed, double lo, double hi) {
     Tensor t = Tensor::empty(dtype, shape);
     std::mt19937_64 rng(seed);

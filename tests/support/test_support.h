@@ -29,6 +29,8 @@ std::optional<std::string> shared_path(const std::string& relative);
 
 /// A seed for this test run: $STRATA_SEED if set, else fresh from the clock. Tests print it on failure.
 uint64_t test_seed();
+/// STRATA_TEST_TRACE=1: tests name each run before it starts, so that a run that never returns is named.
+bool test_trace();
 /// Uniform random values in [lo, hi) (floating dtypes) or integers in [lo, hi) (integer dtypes).
 Tensor random_tensor(DType dtype, const Shape& shape, uint64_t seed, double lo = -1.0, double hi = 1.0);
 /// Max |a-b| / max |b| over all elements (both float32); shapes must match.

@@ -103,8 +103,8 @@ struct BlockedEpilogue {
     __device__ __forceinline__ void store(const Acc (&acc)[L], T* y, const T* res, int off, bool pred) const {
         store_sum(acc, bias, y, res, off, pred);
     }
-    /// The same with `rest` (the second chain of NOTE [depthwise half2 chains], which started from the bias) in
-    /// place of the bias.
+    /// The same with `rest` (the second chain of NOTE [depthwise two chains], which started from the bias) in place
+    /// of the bias.
     __device__ __forceinline__ void store_sum(const Acc (&acc)[L], const Acc (&rest)[L], T* y, const T* res, int off,
                                               bool pred) const {
         const Word r = load_word_if(res + off, pred && res != nullptr);
@@ -242,16 +242,19 @@ bool launch_blocked_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, 
         constexpr int BR = kDepthwiseBlockRows, BC = kDepthwiseBlockCols;
         return with_blocked_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
             constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
-            if constexpr (K > 5)
-                return;  // not compiled (with_blocked_kernel_stride never calls it so)
-            else if (tile.channel_lanes == 32 && tile.chains == 2)
-                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 32, BR, BC, 2>, a, tile, smem, tiles, stream);
-            else if (tile.channel_lanes == 32)
-                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 32, BR, BC, 1>, a, tile, smem, tiles, stream);
-            else if (tile.chains == 2)
-                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 8, BR, BC, 2>, a, tile, smem, tiles, stream);
-            else
-                launch_staged(dw_blocked_nhwc_kernel<T, K, S, 8, BR, BC, 1>, a, tile, smem, tiles, stream);
+            if constexpr (K <= 5) {  // larger K is not compiled (with_blocked_kernel_stride never calls it so)
+                auto with_chains = [&](auto lanes) {
+                    constexpr int CL = decltype(lanes)::value;
+                    if (tile.chains == 2)
+                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 2>, a, tile, smem, tiles, stream);
+                    else
+                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 1>, a, tile, smem, tiles, stream);
+                };
+                if (tile.channel_lanes == 32)
+                    with_chains(std::integral_constant<int, 32>{});
+                else
+                    with_chains(std::integral_constant<int, 8>{});
+            }
         });
     }
 }
