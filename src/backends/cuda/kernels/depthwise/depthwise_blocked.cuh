@@ -35,6 +35,9 @@
 // and the others in a second one that starts from the bias (the epilogue adds the two where it added the bias: no
 // extra instruction), so two independent chains interleave: fp16 5x5 5218 stall cycles for 2190 instructions, fp32
 // 5x5 4649-4620, at the same instruction counts and no spills (counted with scripts/sass.sh --waits). Configs 27-28.
+// Measured on an H100 (2026-12-07, same binary, A/B): fp16 5x5 at batch 128 x0.93-0.95 (240x28k5s1 48.5 -> 46.3 us,
+// 72% of copy), fp32 x0.98. Less than the stall counts predicted (~80% of copy): chain latency was one limit of
+// several.
 #pragma once
 
 #include "backends/cuda/kernels/depthwise/depthwise_staged.cuh"
