@@ -298,16 +298,18 @@ std::vector<uint8_t> run_with_weights_at(const ir::Graph& graph, const cuda::Ste
 
 // The dense-vector tap staging and the element-by-element one put the same values in the same places, so the two
 // outputs agree bit for bit: on blocks whose last channel block is part-filled (C = 40 and 136 of blocks of 32 or
-// more channels), every K, and the one-row, walking and async-row kernels (configs 1, 3, 13).
+// more channels), every K, and the one-row, walking and async-row kernels (configs 1, 3, 13); and the staged and
+// blocked kernels' taps read at compile-time offsets from a dense W against those read through its strides (NOTE
+// [depthwise staged dense taps]; configs 9, 11, 24, 28).
 TEST(GpuDepthwise, DenseAndElementwiseTapStagingGiveTheSameBits) {
     STRATA_REQUIRE_GPU();
     uint64_t seed = test_seed() + 3000;
     const GpuConvCase cases[] = {dw_case(1, 136, 14, 14, 3, 2, 1, UnaryKind::Relu6), dw_case(2, 40, 12, 13, 5, 1, 2),
                                  dw_case(1, 64, 9, 11, 7, 1, 3, UnaryKind::SiLU), dw_case(3, 24, 10, 10, 3, 1, 1)};
-    int compared = 0;
+    int compared = 0, staged_compared = 0;
     for (const GpuConvCase& cc : cases)
         for (DType dt : kDtypes)
-            for (int config : {0, 1, 3, 13}) {
+            for (int config : {0, 1, 3, 13, 9, 11, 24, 28}) {
                 seed += 10;
                 auto graph = conv_case_graph(cc, seed);
                 const cuda::StepDesc desc = make_desc(*graph, graph->nodes()[0], dt, Layout::nhwc);
@@ -320,8 +322,11 @@ TEST(GpuDepthwise, DenseAndElementwiseTapStagingGiveTheSameBits) {
                 for (size_t i = 0; i < dense.size(); ++i) differ += dense[i] != each[i];
                 EXPECT_EQ(differ, 0u) << what;
                 ++compared;
+                staged_compared += config == 9 || config == 11 || config == 24 || config == 28;
             }
     EXPECT_GT(compared, 24);
+    // Of the 48 staged and blocked runs, the blocked configs refuse bf16 (4 cases x 2) and SiLU (3 types x 2).
+    EXPECT_EQ(staged_compared, 36);
 }
 
 // ---- the tile selector (host code: runs without a GPU) ----

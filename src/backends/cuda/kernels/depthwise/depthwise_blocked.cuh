@@ -38,6 +38,17 @@
 // Measured on an H100 (2026-12-07, same binary, A/B): fp16 5x5 at batch 128 x0.93-0.95 (240x28k5s1 48.5 -> 46.3 us,
 // 72% of copy), fp32 x0.98. Less than the stall counts predicted (~80% of copy): chain latency was one limit of
 // several.
+//
+// NOTE [depthwise blocked residual]
+// With the residual a runtime pointer, each output paid for it whether or not there was one: the null test, the
+// address, a predicated-off load, its zeroing and an add, ~6 of the ~11 epilogue instructions an output in the sm_90
+// SASS (fp16 5x5, 3072 instructions an item). Nsight Compute (H100, 2026-12-07, 240x28k5s1 b128 fp16, config 28)
+// found the kernel issue-limited rather than DRAM-limited: 0.62 warp instructions a cycle per scheduler from 3.7
+// resident warps, stalls led by fixed-latency waits. So the residual is a template argument, chosen at launch.
+// With NOTE [depthwise staged dense taps], measured on an H100 (2026-12-07, A/B against 06e36a6): fp16 5x5 b128
+// 240x28k5s1 46.3 -> 43.1 us (79% of copy), 672x14k5s1 34.7 -> 31.5 us; fp16 geometric mean x0.893 at batch 32,
+// x0.938 at 128. fp32 was mixed (x1.044 at batch 32; 1152x7k5s1 b128 29.9 -> 33.4 us, not explained: its compute
+// region has fewer instructions and scheduled stall cycles than before).
 #pragma once
 
 #include "backends/cuda/kernels/depthwise/depthwise_staged.cuh"
@@ -102,19 +113,26 @@ struct BlockedEpilogue {
         residual = static_cast<const T*>(e.residual);
     }
 
-    /// y[off] = clamp(acc + bias + res[off]) where `pred`; y and res point at a walker block's first output.
+    /// y[off] = clamp(acc + bias + res[off]) where `pred`; y and res point at a walker block's first output. RES:
+    /// whether there is a residual, fixed at compile time (NOTE [depthwise blocked residual]).
+    template <bool RES>
     __device__ __forceinline__ void store(const Acc (&acc)[L], T* y, const T* res, int off, bool pred) const {
-        store_sum(acc, bias, y, res, off, pred);
+        store_sum<RES>(acc, bias, y, res, off, pred);
     }
     /// The same with `rest` (the second chain of NOTE [depthwise two chains], which started from the bias) in place
     /// of the bias.
+    template <bool RES>
     __device__ __forceinline__ void store_sum(const Acc (&acc)[L], const Acc (&rest)[L], T* y, const T* res, int off,
                                               bool pred) const {
-        const Word r = load_word_if(res + off, pred && res != nullptr);
+        const Word r = RES ? load_word_if(res + off, pred) : Word{};
         if constexpr (std::is_same_v<Acc, __half2>) {
-            __half2 rv;
-            memcpy(&rv, &r, sizeof(rv));
-            const __half2 v = __hmin2_nan(__hmax2_nan(__hadd2(__hadd2(acc[0], rest[0]), rv), lo), hi);
+            __half2 sum = __hadd2(acc[0], rest[0]);
+            if constexpr (RES) {
+                __half2 rv;
+                memcpy(&rv, &r, sizeof(rv));
+                sum = __hadd2(sum, rv);
+            }
+            const __half2 v = __hmin2_nan(__hmax2_nan(sum, lo), hi);
             Word out;
             memcpy(&out, &v, sizeof(out));
             store_word_if(y + off, out, pred);
@@ -122,7 +140,7 @@ struct BlockedEpilogue {
             float rv[VEC], v[VEC];
             widen<T, VEC>(r, rv);
 #pragma unroll
-            for (int l = 0; l < VEC; ++l) v[l] = min_nan(max_nan(acc[l] + rest[l] + rv[l], lo), hi);
+            for (int l = 0; l < VEC; ++l) v[l] = min_nan(max_nan(RES ? acc[l] + rest[l] + rv[l] : acc[l] + rest[l], lo), hi);
             store_word_if(y + off, narrow<T, VEC>(v), pred);
         }
     }
@@ -130,7 +148,7 @@ struct BlockedEpilogue {
 
 /// The outputs of one staged tile, walker by walker: blocks of BR x BC outputs (NOTE [depthwise blocked walkers]).
 /// The tile's sides are whole blocks (block_depthwise_tile), so every block reads inside the staged tile.
-template <class T, int K, int S, int CL, int BR, int BC, int CHAINS, class Math>
+template <class T, int K, int S, int CL, int BR, int BC, int CHAINS, bool RES, class Math>
 __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const StagedTile& at, int c0,
                                                 const Raw<T, 4 / sizeof(T)> (&taps)[K * K],
                                                 const float (&bias)[4 / sizeof(T)], const Raw<T, 4 / sizeof(T)>* tile) {
@@ -160,7 +178,7 @@ __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const Stage
         const Raw<T, 4 / sizeof(T)>* src = tile + p_first * S * row_words + q_first * S * CL + cl;
         const int64_t y_block = y_tile + p_first * y_row + q_first * y_col;
         T* y = static_cast<T*>(prm.y) + y_block;
-        const T* res = epilogue.residual ? epilogue.residual + y_block : nullptr;
+        const T* res = RES ? epilogue.residual + y_block : nullptr;
         // Each output's first product starts it (a multiply, not an add to zero): zeros set up front would hold all
         // BR x BC accumulators live from the start, where only A rows of them are in flight at a time.
         Acc acc[BR][BC][L], rest[BR][BC][L];
@@ -204,21 +222,21 @@ __device__ __forceinline__ void blocked_compute(const StagedArgs& a, const Stage
                     const int off = r * y_row + c * y_col;
                     const bool inside = r < rows_valid && c < cols_valid;
                     if constexpr (kTwoChains)
-                        epilogue.store_sum(acc[r][c], rest[r][c], y, res, off, inside);
+                        epilogue.template store_sum<RES>(acc[r][c], rest[r][c], y, res, off, inside);
                     else
-                        epilogue.store(acc[r][c], y, res, off, inside);
+                        epilogue.template store<RES>(acc[r][c], y, res, off, inside);
                 }
             }
         }
     }
 }
 
-template <class T, int K, int S, int CL, int BR, int BC, int CHAINS>
+template <class T, int K, int S, int CL, int BR, int BC, int CHAINS, bool RES>
 __global__ void __launch_bounds__(256, 2) dw_blocked_nhwc_kernel(StagedArgs a) {
     using Math = typename MathFor<T, 4 / sizeof(T)>::type;
     walk_staged_tiles<T, K, S, CL>(a, [&](const StagedTile& t, int c0, const auto& taps,
                                           const float(&bias)[4 / sizeof(T)], const auto* words) {
-        blocked_compute<T, K, S, CL, BR, BC, CHAINS, Math>(a, t, c0, taps, bias, words);
+        blocked_compute<T, K, S, CL, BR, BC, CHAINS, RES, Math>(a, t, c0, taps, bias, words);
     });
 }
 
@@ -246,17 +264,24 @@ bool launch_blocked_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, 
         return with_blocked_kernel_stride(prm.g.r, prm.g.stride_h, [&](auto kc, auto sc) {
             constexpr int K = decltype(kc)::value, S = decltype(sc)::value;
             if constexpr (K <= 5) {  // larger K is not compiled (with_blocked_kernel_stride never calls it so)
-                auto with_chains = [&](auto lanes) {
+                auto with_chains = [&](auto lanes, auto residual) {
                     constexpr int CL = decltype(lanes)::value;
+                    constexpr bool RES = decltype(residual)::value;
                     if (tile.chains == 2)
-                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 2>, a, tile, smem, tiles, stream);
+                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 2, RES>, a, tile, smem, tiles, stream);
                     else
-                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 1>, a, tile, smem, tiles, stream);
+                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 1, RES>, a, tile, smem, tiles, stream);
                 };
-                if (tile.channel_lanes == 32)
-                    with_chains(std::integral_constant<int, 32>{});
+                auto with_lanes = [&](auto residual) {
+                    if (tile.channel_lanes == 32)
+                        with_chains(std::integral_constant<int, 32>{}, residual);
+                    else
+                        with_chains(std::integral_constant<int, 8>{}, residual);
+                };
+                if (prm.epilogue.residual != nullptr)
+                    with_lanes(std::true_type{});
                 else
-                    with_chains(std::integral_constant<int, 8>{});
+                    with_lanes(std::false_type{});
             }
         });
     }

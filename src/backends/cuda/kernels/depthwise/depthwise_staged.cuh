@@ -21,6 +21,8 @@
 // few channels or small batches), 32/CL on columns.
 #pragma once
 
+#include <utility>
+
 #include "backends/cuda/kernels/common/launch_limits.h"
 #include "backends/cuda/kernels/common/mma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_kernel.cuh"
@@ -180,19 +182,54 @@ __device__ __forceinline__ void staged_compute(const StagedArgs& a, const Staged
     }
 }
 
+/// Tap t of channels c0 and c0 + 1 from the 2*KK contiguous 16-bit taps of a dense W ([C][K][K]) at `u`, read as
+/// KK words: halves t and KK + t, paired by one byte permute.
+template <int KK, int t>
+__device__ __forceinline__ uint32_t dense_tap_pair(const uint32_t* u) {
+    constexpr int lo = t, hi = KK + t;
+    constexpr int lo_byte = 2 * (lo % 2), hi_byte = 4 + 2 * (hi % 2);
+    constexpr uint32_t selector = lo_byte | (lo_byte + 1) << 4 | hi_byte << 8 | (hi_byte + 1) << 12;
+    return __byte_perm(__ldg(u + lo / 2), __ldg(u + hi / 2), selector);
+}
+
+template <int KK, int... t>
+__device__ __forceinline__ void dense_tap_pairs(const uint32_t* u, uint32_t* out, std::integer_sequence<int, t...>) {
+    ((out[t] = dense_tap_pair<KK, t>(u)), ...);
+}
+
 /// This lane's taps (one 4-byte word per tap: VEC channels) and bias for channels [c0, c0 + VEC).
+/// NOTE [depthwise staged dense taps]: with W dense ([C][K][K], dense_taps) a lane's taps are one contiguous run of
+/// VEC * K*K elements, read at compile-time offsets from one address (for 16-bit types as K*K words, paired by byte
+/// permutes). With the strides read at run time each tap element cost its own address arithmetic: ~230 instructions
+/// a lane for fp16 5x5 in the sm_90 SASS, a tenth of a blocked walker's item (config 28 takes one tile per block, so
+/// it loads its taps once per 49 outputs).
 template <class T, int K>
 __device__ __forceinline__ void staged_taps(const DepthwiseParams& prm, int c0, Raw<T, 4 / sizeof(T)> (&taps)[K * K],
                                             float (&bias)[4 / sizeof(T)]) {
-    constexpr int VEC = 4 / sizeof(T);
+    constexpr int VEC = 4 / sizeof(T), KK = K * K;
     const T* w = static_cast<const T*>(prm.w);
+    if (dense_taps(prm, K)) {
+        const T* run = w + int64_t{c0} * KK;
+        if constexpr (VEC == 1) {
 #pragma unroll
-    for (int t = 0; t < K * K; ++t) {
-        T v[VEC];
+            for (int t = 0; t < KK; ++t) memcpy(&taps[t], &run[t], sizeof(taps[t]));
+        } else {
+            static_assert(VEC == 2, "16-bit taps pair two channels");
+            // c0 is even (VEC channels a lane), so the run starts on a 4-byte boundary of the 16-byte aligned W.
+            uint32_t pairs[KK];
+            dense_tap_pairs<KK>(reinterpret_cast<const uint32_t*>(run), pairs, std::make_integer_sequence<int, KK>{});
 #pragma unroll
-        for (int e = 0; e < VEC; ++e)
-            v[e] = w[(c0 + e) * prm.w_stride[0] + (t / K) * prm.w_stride[2] + (t % K) * prm.w_stride[3]];
-        memcpy(&taps[t], v, sizeof(taps[t]));
+            for (int t = 0; t < KK; ++t) memcpy(&taps[t], &pairs[t], sizeof(taps[t]));
+        }
+    } else {
+#pragma unroll
+        for (int t = 0; t < KK; ++t) {
+            T v[VEC];
+#pragma unroll
+            for (int e = 0; e < VEC; ++e)
+                v[e] = w[(c0 + e) * prm.w_stride[0] + (t / K) * prm.w_stride[2] + (t % K) * prm.w_stride[3]];
+            memcpy(&taps[t], v, sizeof(taps[t]));
+        }
     }
 #pragma unroll
     for (int e = 0; e < VEC; ++e) bias[e] = prm.epilogue.bias ? __ldg(prm.epilogue.bias + c0 + e) : 0.0f;
