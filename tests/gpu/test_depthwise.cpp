@@ -3,12 +3,15 @@
 // (k 3/5/7, stride 1/2, wide and narrow channel vectors, strips that end inside the map) in fp32/fp16/bf16, NCHW and
 // NHWC; random cases for the generic kernel (multiplier, dilation, rectangular kernels, 1-D); the fused residual;
 // and the tile selector's choices (host-only, runs without a GPU).
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <tuple>
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/host_pack.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
+#include "backends/cuda/kernels/depthwise/depthwise_tma.h"
 #include "conv_gpu_check.h"
 #include "core/check.h"
 #include "unverified_scope.h"
@@ -22,11 +25,11 @@ const char* kTactic = "cuda.conv.depthwise";
 // auto, 8 forced strips, staged (32 / 8 channel lanes, one block per tile / persistent), async rows (4 / 8 / 16
 // rows, one / two columns), auto in blocks for every SM, register taps (4 / 8 / 16 rows), staged with blocked walkers
 // (32 / 8 channel lanes, one block per tile / persistent), and those of one block per tile with two accumulator
-// chains (32 / 8 lanes)
-constexpr int kConfigs = 29;
+// chains (32 / 8 lanes), copied by cp.async or by the tensor memory accelerator
+constexpr int kConfigs = 31;
 constexpr int kStagedConfigs[] = {9, 10, 11, 12};
 constexpr int kAsyncConfigs[] = {13, 14, 15, 16, 17, 18};
-constexpr int kBlockedConfigs[] = {23, 24, 25, 26, 27, 28};
+constexpr int kBlockedConfigs[] = {23, 24, 25, 26, 27, 28, 29, 30};
 const DType kDtypes[] = {DType::f32, DType::f16, DType::bf16};
 const Layout kLayouts[] = {Layout::nchw, Layout::nhwc};
 
@@ -194,8 +197,8 @@ TEST(GpuDepthwise, BlockedWalkersMatchReferenceOnRaggedMaps) {
                 ran += check_config(cc, config, dt, Layout::nhwc, seed += 10, /*residual=*/true);
             }
     // Every case is NHWC, 3x3 or 5x5, clamp, C a multiple of 16 bytes; only the 5x5 stride-2 case refuses 32 channel
-    // lanes (configs 23, 25 and 27), whose 7x7 block reads 17 x 17 pixels of 128 bytes, over the tile budget.
-    EXPECT_EQ(ran, 6 * 2 * 6 * 2 - 3 * 2 * 2);
+    // lanes (configs 23, 25, 27 and 29), whose 7x7 block reads 17 x 17 pixels of 128 bytes, over the tile budget.
+    EXPECT_EQ(ran, 6 * 2 * 8 * 2 - 4 * 2 * 2);
 }
 
 // Every shape's staged launch shares one kernel function per (dtype, k, stride, lanes): a small persistent tile set
@@ -231,9 +234,42 @@ TEST(GpuDepthwise, TwoChainConfigsCompeteWithTheGateClosed) {
         EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
 }
 
+// Configs 29-30 (the tile copied by the tensor memory accelerator) have not run on a GPU yet: with the gate closed
+// they refuse every case and say how to open it.
+TEST(GpuDepthwise, TmaConfigsWaitForTheUnverifiedGate) {
+    EnvSwitchScope closed("STRATA_UNVERIFIED_TACTICS", "0");
+    const GpuConvCase cc = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
+    for (int config : {29, 30})
+        EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config).find("STRATA_UNVERIFIED_TACTICS"),
+                  std::string::npos)
+            << "config " << config;
+}
+
+// What the tensor map cannot describe is refused on the host, before the driver is asked (the launch then runs the
+// cp.async kernel): a base off 16 bytes, a pixel stride off 16 bytes, channels not contiguous, a box side over 256.
+TEST(GpuDepthwise, TileMapRefusesWhatTheTensorMapCannotDescribe) {
+    cuda::DepthwiseParams prm;
+    prm.g.n = 2, prm.g.c = 64, prm.g.h = 28, prm.g.w = 28;
+    const int64_t nhwc[4] = {28 * 28 * 64, 1, 28 * 64, 64};
+    std::copy(std::begin(nhwc), std::end(nhwc), prm.x_stride);
+    alignas(16) static unsigned char storage[64];
+    CUtensorMap map;
+    prm.x = storage + 4;
+    EXPECT_FALSE(cuda::encode_depthwise_tile_map(prm, 2, 8, 32, 32, map)) << "a base off 16 bytes";
+    prm.x = storage;
+    prm.g.c = 60, prm.x_stride[2] = 28 * 60, prm.x_stride[3] = 60, prm.x_stride[0] = 28 * 28 * 60;
+    EXPECT_FALSE(cuda::encode_depthwise_tile_map(prm, 2, 8, 32, 32, map)) << "120-byte pixels";
+    std::copy(std::begin(nhwc), std::end(nhwc), prm.x_stride);
+    prm.g.c = 64, prm.x_stride[1] = 2;
+    EXPECT_FALSE(cuda::encode_depthwise_tile_map(prm, 2, 8, 32, 32, map)) << "channels 2 apart";
+    prm.x_stride[1] = 1;
+    EXPECT_FALSE(cuda::encode_depthwise_tile_map(prm, 2, 8, 300, 32, map)) << "a box 300 columns wide";
+}
+
 // The blocked configs on the host: refused for what they are not compiled for (other activations, bf16, 7x7, NCHW)
 // with a reason, and taken otherwise.
 TEST(GpuDepthwise, BlockedConfigsRefuseWhatTheyAreNotCompiledFor) {
+    UnverifiedTacticsScope unverified;  // configs 29-30 are still gated
     const GpuConvCase relu6 = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
     for (int config : kBlockedConfigs) {
         EXPECT_EQ(host_can_implement(relu6, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;

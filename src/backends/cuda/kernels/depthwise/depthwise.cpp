@@ -129,9 +129,9 @@ std::string DepthwiseTile::str() const {
             return fmt::format("nchw cols{} rows{} block {}, {} threads", cols, rows, block_x, threads);
         case DepthwiseKernelKind::staged_nhwc:
             if (blocked)
-                return fmt::format("staged nhwc{} lanes{} tile {}x{} blocks {}x{}{} block {}, {} threads",
+                return fmt::format("staged nhwc{} lanes{} tile {}x{} blocks {}x{}{}{} block {}, {} threads",
                                    persistent ? " persistent" : "", channel_lanes, tile_p, tile_q, rows, cols,
-                                   chains > 1 ? " chains2" : "", block_x, threads);
+                                   chains > 1 ? " chains2" : "", tma ? " tma" : "", block_x, threads);
             return fmt::format("staged nhwc{} lanes{} tile {}x{} strip{} block {}, {} threads",
                                persistent ? " persistent" : "", channel_lanes, tile_p, tile_q, rows, block_x, threads);
         case DepthwiseKernelKind::generic:

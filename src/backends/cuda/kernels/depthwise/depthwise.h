@@ -60,6 +60,7 @@ struct DepthwiseTile {
     bool persistent = false;  ///< staged_nhwc: a few blocks per SM walk the tiles with two buffers; else one each
     bool blocked = false;     ///< staged_nhwc: walkers of rows x cols output blocks (NOTE [depthwise blocked walkers])
     int chains = 1;           ///< blocked walkers: independent sums per output, 1 or 2 (NOTE [depthwise two chains])
+    bool tma = false;         ///< blocked walkers: the tile copied by the tensor memory accelerator (NOTE [depthwise tma tile])
     std::string str() const;  ///< "nhwc vec8 cols2 rows4 block 16x16, 200704 threads"
 };
 

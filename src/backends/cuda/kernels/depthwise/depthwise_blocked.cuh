@@ -49,9 +49,21 @@
 // 240x28k5s1 46.2 -> 43.1 us (79% of copy), 672x14k5s1 34.9 -> 31.5 us; fp16 geometric mean x0.893 at batch 32,
 // x0.938 at 128. fp32 was mixed (x1.044 at batch 32; 1152x7k5s1 b128 29.9 -> 33.4 us, not explained: its compute
 // region has fewer instructions and scheduled stall cycles than before).
+//
+// NOTE [depthwise tma tile]
+// The same Nsight Compute run and SASS put ~480 of a fp16 5x5 lane's ~2800 instructions into staging its tile: 16
+// cp.async chunks of 16 bytes, ~30 instructions each for the pixel's row and column, the bounds and the addresses
+// (a cheaper loop was tried: 28). Hopper's tensor memory accelerator copies the whole box -- channel words x columns
+// x rows of one image, zeros outside the tensor, so the padding needs no test either -- on one instruction of one
+// thread, and an mbarrier tells the block when the bytes have landed. Configs 29-30: configs 27-28 (two chains, one
+// block per tile) with the tile copied so. The map is encoded on the host per launch (depthwise_tma.h); where it
+// cannot describe the input the launch falls back to the cp.async kernel, which gives the same bits.
 #pragma once
 
+#include <cuda.h>
+
 #include "backends/cuda/kernels/depthwise/depthwise_staged.cuh"
+#include "backends/cuda/kernels/depthwise/depthwise_tma.h"
 
 namespace strata::cuda::dw {
 
@@ -240,12 +252,98 @@ __global__ void __launch_bounds__(256, 2) dw_blocked_nhwc_kernel(StagedArgs a) {
     });
 }
 
+__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+    // The initialisation visible to the tensor copy's (async proxy) completion.
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+__device__ __forceinline__ void mbarrier_expect_bytes(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t phase) {
+    uint32_t done = 0;
+    while (!done)
+        asm volatile(
+            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+            : "=r"(done)
+            : "r"(bar), "r"(phase)
+            : "memory");
+}
+
+/// The box of `map` at (c, w, h, n) into shared memory at `dst`; its bytes complete on the mbarrier `bar`.
+__device__ __forceinline__ void tma_load_box(uint32_t dst, const CUtensorMap* map, int c, int w, int h, int n,
+                                             uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+        "%5}], [%6];" ::"r"(dst),
+        "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar)
+        : "memory");
+}
+
+/// Configs 29-30 (NOTE [depthwise tma tile]): one block per staged tile, the tile copied by the tensor memory
+/// accelerator, then the blocked walkers as in dw_blocked_nhwc_kernel.
+template <class T, int K, int S, int CL, int BR, int BC, int CHAINS, bool RES>
+__global__ void __launch_bounds__(256, 2) dw_blocked_tma_kernel(const __grid_constant__ StagedArgs a,
+                                                                const __grid_constant__ CUtensorMap map) {
+    using Math = typename MathFor<T, 4 / sizeof(T)>::type;
+    constexpr int VEC = 4 / sizeof(T);
+    using Word = Raw<T, VEC>;
+    extern __shared__ __align__(128) unsigned char tma_smem[];
+    const DepthwiseParams& prm = a.prm;
+    const ConvGeometry& g = prm.g;
+    const uint32_t tile_bytes = static_cast<uint32_t>(a.in_rows * a.in_cols * CL * 4);
+    const uint32_t tile = shared_address(tma_smem);
+    const uint32_t bar = tile + (tile_bytes + 7) / 8 * 8;  // after the tile (launch_blocked_tma sizes it)
+    const StagedTile t = staged_tile(a, blockIdx.x, CL * VEC);
+    const int c0 = t.c_first + threadIdx.x % 32 % CL * VEC;
+    const bool channel_ok = c0 < g.c;
+    if (threadIdx.x == 0) mbarrier_init(bar, 1);
+    Word taps[K * K];
+    float bias[VEC];
+    staged_taps<T, K>(prm, channel_ok ? c0 : 0, taps, bias);  // the weights: no earlier kernel writes them
+    if (prm.pdl) {
+        pdl_wait();  // NOTE [programmatic dependent launch]: x is the earlier kernel's output
+        pdl_launch_dependents();
+    }
+    __syncthreads();  // the barrier initialised before any thread waits on it
+    if (threadIdx.x == 0) {
+        mbarrier_expect_bytes(bar, tile_bytes);
+        tma_load_box(tile, &map, t.c_first / VEC, t.q0 * S - g.pad_w, t.p0 * S - g.pad_h, t.n, bar);
+    }
+    mbarrier_wait(bar, 0);
+    if (channel_ok)
+        blocked_compute<T, K, S, CL, BR, BC, CHAINS, RES, Math>(a, t, c0, taps, bias,
+                                                                reinterpret_cast<const Word*>(tma_smem));
+}
+
 /// Calls f(integral_constant K, integral_constant S) for the (K, S) the blocked kernel is compiled for: 3x3 and 5x5,
 /// stride 1 and 2. False for any other.
 template <class F>
 bool with_blocked_kernel_stride(int k, int s, F&& f) {
     if (k != 3 && k != 5) return false;
     return with_kernel_stride(k, s, f);
+}
+
+/// Launches a TMA kernel, one block per tile; false, launching nothing, where the tensor map cannot describe the input
+/// (the caller then launches the cp.async kernel).
+template <class Kernel>
+bool launch_blocked_tma(Kernel kernel, const StagedArgs& a, const DepthwiseTile& tile, int64_t tiles,
+                        cudaStream_t stream) {
+    CUtensorMap map;
+    const int elem_bytes = static_cast<int>(4 / tile.vec);
+    if (tile.persistent ||
+        !encode_depthwise_tile_map(a.prm, elem_bytes, tile.channel_lanes, a.in_cols, a.in_rows, map))
+        return false;
+    const size_t tile_bytes = size_t(a.in_rows) * a.in_cols * tile.channel_lanes * 4;
+    const size_t smem = (tile_bytes + 7) / 8 * 8 + 8;  // and the mbarrier
+    // The function's limit as launch_staged sets it (GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit).
+    STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(2 * kDepthwiseStagedTileBudget)),
+                      "depthwise TMA launch");
+    launch_kernel(kernel, static_cast<unsigned>(tiles), tile.block_x, smem, stream, a.prm.pdl, a, map);
+    return true;
 }
 
 template <class T>
@@ -267,6 +365,9 @@ bool launch_blocked_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, 
                 auto with_chains = [&](auto lanes, auto residual) {
                     constexpr int CL = decltype(lanes)::value;
                     constexpr bool RES = decltype(residual)::value;
+                    if (tile.tma && tile.chains == 2 &&
+                        launch_blocked_tma(dw_blocked_tma_kernel<T, K, S, CL, BR, BC, 2, RES>, a, tile, tiles, stream))
+                        return;
                     if (tile.chains == 2)
                         launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 2, RES>, a, tile, smem, tiles, stream);
                     else

@@ -16,12 +16,15 @@
 // Configs 27-28: configs 23-24 with two accumulator chains per output (NOTE [depthwise two chains]). They ran behind
 // the unverified gate on an H100 on 2026-12-07 (tests, memcheck and racecheck clean; 5x5 at batch 32-128 x0.93-0.98
 // against the build without them) before it came off.
+// Configs 29-30: configs 27-28 with the tile copied by the tensor memory accelerator (NOTE [depthwise tma tile]; sm_90
+// and later), behind the unverified gate until they have run on a GPU.
 // detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
 #include "backends/cuda/kernels/conv/conv_tactics.h"
 #include "backends/cuda/kernels/depthwise/depthwise.h"
 #include "backends/cuda/pdl.h"
+#include "backends/cuda/unverified_tactics.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -41,7 +44,8 @@ constexpr int kRegisterTapsRows[] = {4, 8, 16};
 constexpr int kFirstBlocked = kFirstRegisterTaps + 3;
 constexpr int kFirstTwoChains = kFirstBlocked + 4;
 constexpr int kTwoChainsLanes[] = {32, 8};
-constexpr int kNumConfigs = kFirstTwoChains + 2;
+constexpr int kFirstTma = kFirstTwoChains + 2;
+constexpr int kNumConfigs = kFirstTma + 2;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -57,11 +61,12 @@ DepthwiseParams depthwise_params(const StepDesc& desc) {
 bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config, DepthwiseTile& tile) {
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
     if (config >= kFirstTwoChains) {
+        const int i = (config - kFirstTwoChains) % 2;
         if (!desc.outputs[0].channels_last() ||
-            !block_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kTwoChainsLanes[config - kFirstTwoChains],
-                                  false))
+            !block_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kTwoChainsLanes[i], false))
             return false;
         tile.chains = 2;
+        tile.tma = config >= kFirstTma;
         return true;
     }
     if (config >= kFirstBlocked) {
@@ -100,6 +105,11 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
     const DepthwiseParams prm = depthwise_params(desc);
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
+    if (config >= kFirstTma) {
+        if (std::string p = unverified_tactic_problem(); !p.empty()) return p;
+        if (desc.device && desc.device->compute_capability() < 90)
+            return "the tensor memory accelerator needs sm_90 or later";
+    }
     if (config >= kFirstBlocked) {
         if (!clamp_activation(activation_params(desc.attr<ir::ConvAttrs>().activation)))
             return "the blocked staged kernel is compiled for clamp activations only (none, ReLU, ReLU6)";
@@ -127,7 +137,8 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
 std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
     if (config >= kFirstTwoChains)
-        return fmt::format("staged blocked lanes{} two chains", kTwoChainsLanes[config - kFirstTwoChains]);
+        return fmt::format("staged blocked lanes{} two chains{}", kTwoChainsLanes[(config - kFirstTwoChains) % 2],
+                           config >= kFirstTma ? " tma" : "");
     if (config >= kFirstBlocked)
         return fmt::format("staged blocked lanes{}{}", kStagedLanes[config - kFirstBlocked],
                            kStagedPersistent[config - kFirstBlocked] ? " persistent" : "");
