@@ -211,8 +211,14 @@ __device__ __forceinline__ void staged_taps(const DepthwiseParams& prm, int c0, 
     if (dense_taps(prm, K)) {
         const T* run = w + int64_t{c0} * KK;
         if constexpr (VEC == 1) {
+            // A typed load first: memcpy straight from global memory into the word was compiled to four byte loads
+            // a tap (sm_90 SASS: LDG.E.U8), the likely cause of fp32's loss in d984028's A/B (1152x7k5s1 b128
+            // 29.9 -> 33.4 us on an H100, 2026-12-07); not yet re-measured.
 #pragma unroll
-            for (int t = 0; t < KK; ++t) memcpy(&taps[t], &run[t], sizeof(taps[t]));
+            for (int t = 0; t < KK; ++t) {
+                const T v = __ldg(run + t);
+                memcpy(&taps[t], &v, sizeof(taps[t]));
+            }
         } else {
             static_assert(VEC == 2, "16-bit taps pair two channels");
             // c0 is even (VEC channels a lane), so the run starts on a 4-byte boundary of the 16-byte aligned W.
