@@ -47,8 +47,9 @@
 // resident warps, stalls led by fixed-latency waits. So the residual is a template argument, chosen at launch.
 // With NOTE [depthwise staged dense taps], measured on an H100 (2026-12-07, A/B against 06e36a6): fp16 5x5 b128
 // 240x28k5s1 46.2 -> 43.1 us (79% of copy), 672x14k5s1 34.9 -> 31.5 us; fp16 geometric mean x0.893 at batch 32,
-// x0.938 at 128. fp32 was mixed (x1.044 at batch 32; 1152x7k5s1 b128 29.9 -> 33.4 us, not explained: its compute
-// region has fewer instructions and scheduled stall cycles than before).
+// x0.938 at 128. fp32 was mixed (x1.044 at batch 32; 1152x7k5s1 b128 29.9 -> 33.4 us): its compute region has fewer
+// instructions and scheduled stall cycles than before, but its dense taps were loaded byte by byte (fixed in
+// b26725f, not yet re-measured).
 //
 // NOTE [depthwise tma tile]
 // The same Nsight Compute run and SASS put ~480 of a fp16 5x5 lane's ~2800 instructions into staging its tile: 16
