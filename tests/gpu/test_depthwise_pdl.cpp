@@ -15,7 +15,8 @@ struct PdlCase {
     GpuConvCase conv;
     DType dtype;
     Layout layout;
-    int config;  ///< 0 = the selector's tile; 3 = a forced strip; 9 / 11 = staged, one block per tile / persistent
+    int config;  ///< 0 = the selector's tile; 3 = a forced strip; 9 / 11 = staged, one block per tile / persistent;
+                 ///< 28 / 30 = blocked walkers, two chains, the tile copied by cp.async / by the TMA
 };
 
 TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
@@ -31,7 +32,10 @@ TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
         {dw(2, 96, 29, 5), DType::f32, Layout::nhwc, 3},   {dw(1, 32, 40, 3), DType::f16, Layout::nchw, 0},
         {dw(8, 48, 33, 7), DType::bf16, Layout::nchw, 0},  {dw(1, 128, 14, 3), DType::f16, Layout::nhwc, 9},
         {dw(16, 64, 56, 5), DType::f16, Layout::nhwc, 11}, {dw(4, 72, 30, 3), DType::bf16, Layout::nhwc, 11},
+        {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 28},  {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 30},
+        {dw(2, 32, 20, 3), DType::f32, Layout::nhwc, 30},
     };
+    UnverifiedTacticsScope unverified;  // config 30 is still gated
     uint64_t seed = test_seed() + 7000;
     for (const PdlCase& pc : cases) {
         seed += 10;

@@ -153,7 +153,10 @@ struct BlockedEpilogue {
             float rv[VEC], v[VEC];
             widen<T, VEC>(r, rv);
 #pragma unroll
-            for (int l = 0; l < VEC; ++l) v[l] = min_nan(max_nan(RES ? acc[l] + rest[l] + rv[l] : acc[l] + rest[l], lo), hi);
+            for (int l = 0; l < VEC; ++l) {
+                const float sum = RES ? acc[l] + rest[l] + rv[l] : acc[l] + rest[l];
+                v[l] = min_nan(max_nan(sum, lo), hi);
+            }
             store_word_if(y + off, narrow<T, VEC>(v), pred);
         }
     }
@@ -370,9 +373,11 @@ bool launch_blocked_nhwc(const DepthwiseParams& prm, const DepthwiseTile& tile, 
                         launch_blocked_tma(dw_blocked_tma_kernel<T, K, S, CL, BR, BC, 2, RES>, a, tile, tiles, stream))
                         return;
                     if (tile.chains == 2)
-                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 2, RES>, a, tile, smem, tiles, stream);
+                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 2, RES>, a, tile, smem, tiles,
+                                      stream);
                     else
-                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 1, RES>, a, tile, smem, tiles, stream);
+                        launch_staged(dw_blocked_nhwc_kernel<T, K, S, CL, BR, BC, 1, RES>, a, tile, smem, tiles,
+                                      stream);
                 };
                 auto with_lanes = [&](auto residual) {
                     if (tile.channel_lanes == 32)
