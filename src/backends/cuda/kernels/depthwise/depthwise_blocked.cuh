@@ -61,8 +61,7 @@
 // cannot describe the input the launch falls back to the cp.async kernel, which gives the same bits.
 #pragma once
 
-#include <cuda.h>
-
+#include "backends/cuda/kernels/common/tma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_staged.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_tma.h"
 
@@ -256,36 +255,6 @@ __global__ void __launch_bounds__(256, 2) dw_blocked_nhwc_kernel(StagedArgs a) {
     });
 }
 
-__device__ __forceinline__ void mbarrier_init(uint32_t bar, uint32_t count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-    // The initialisation visible to the tensor copy's (async proxy) completion.
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-
-__device__ __forceinline__ void mbarrier_expect_bytes(uint32_t bar, uint32_t bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mbarrier_wait(uint32_t bar, uint32_t phase) {
-    uint32_t done = 0;
-    while (!done)
-        asm volatile(
-            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(bar), "r"(phase)
-            : "memory");
-}
-
-/// The box of `map` at (c, w, h, n) into shared memory at `dst`; its bytes complete on the mbarrier `bar`.
-__device__ __forceinline__ void tma_load_box(uint32_t dst, const CUtensorMap* map, int c, int w, int h, int n,
-                                             uint32_t bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
-        "%5}], [%6];" ::"r"(dst),
-        "l"(reinterpret_cast<uint64_t>(map)), "r"(c), "r"(w), "r"(h), "r"(n), "r"(bar)
-        : "memory");
-}
-
 /// Configs 29-30 (NOTE [depthwise tma tile]): one block per staged tile, the tile copied by the tensor memory
 /// accelerator, then the blocked walkers as in dw_blocked_nhwc_kernel.
 template <class T, int K, int S, int CL, int BR, int BC, int CHAINS, bool RES>
@@ -299,7 +268,7 @@ __global__ void __launch_bounds__(256, 2) dw_blocked_tma_kernel(const __grid_con
     const ConvGeometry& g = prm.g;
     const uint32_t tile_bytes = static_cast<uint32_t>(a.in_rows * a.in_cols * CL * 4);
     const uint32_t tile = shared_address(tma_smem);
-    const uint32_t bar = tile + (tile_bytes + 7) / 8 * 8;  // after the tile (launch_blocked_tma sizes it)
+    const uint32_t bar = tile + mbarrier_offset(tile_bytes);  // after the tile (launch_blocked_tma sizes it)
     const StagedTile t = staged_tile(a, blockIdx.x, CL * VEC);
     const int c0 = t.c_first + threadIdx.x % 32 % CL * VEC;
     const bool channel_ok = c0 < g.c;
@@ -337,11 +306,9 @@ bool launch_blocked_tma(Kernel kernel, const StagedArgs& a, const DepthwiseTile&
                         cudaStream_t stream) {
     CUtensorMap map;
     const int elem_bytes = static_cast<int>(4 / tile.vec);
-    if (tile.persistent ||
-        !encode_depthwise_tile_map(a.prm, elem_bytes, tile.channel_lanes, a.in_cols, a.in_rows, map))
-        return false;
-    const size_t tile_bytes = size_t(a.in_rows) * a.in_cols * tile.channel_lanes * 4;
-    const size_t smem = (tile_bytes + 7) / 8 * 8 + 8;  // and the mbarrier
+    if (!encode_depthwise_tile_map(a.prm, elem_bytes, tile.channel_lanes, a.in_cols, a.in_rows, map)) return false;
+    const size_t tile_bytes = staged_tile_bytes(a.prm.g, tile.tile_p, tile.tile_q, tile.channel_lanes);
+    const size_t smem = mbarrier_offset(tile_bytes) + sizeof(uint64_t);  // one tile, then its mbarrier
     // The function's limit as launch_staged sets it (GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit).
     STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(2 * kDepthwiseStagedTileBudget)),
