@@ -15,7 +15,7 @@
 #               only on the new side, so one build gives the A/B of opening the gate.
 set -uo pipefail
 out=${OUT:-/tmp/strata_out}
-mkdir -p "$out" /tmp/ab
+mkdir -p "$out" /tmp/ab .device/ab
 # Binaries packed into .device/bin.tar.xz (scripts/pack_device.sh PACK_BASELINE=...) when nothing unpacked them yet.
 [[ -e build/bench/depthwise_gpu || ! -e .device/bin.tar.xz ]] || tar -xJf .device/bin.tar.xz
 # Without .device/ab/new_depthwise_gpu.xz the new side is this build's (scripts/gpu_call.sh GPU_CALL_AB=1, which
@@ -23,6 +23,7 @@ mkdir -p "$out" /tmp/ab
 for side in base new; do
     if [[ $side == base && -e build/bench/depthwise_gpu_base ]]; then  # scripts/pack_device.sh PACK_BASELINE=...
         cp build/bench/depthwise_gpu_base /tmp/ab/depthwise_gpu_base
+        [[ -s .device/ab/base_commit ]] || echo "the PACK_BASELINE binary" > .device/ab/base_commit
         continue
     fi
     if [[ $side == base && -n ${AB_NEW_ENV:-} && ! -e .device/ab/base_depthwise_gpu.xz ]]; then
