@@ -26,6 +26,7 @@
 #include "backends/cuda/kernels/common/empty_kernel.h"
 #include "backends/cuda/kernels/data/copy.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8.h"
+#include "backends/cuda/kernels/depthwise/depthwise_int8_band.h"
 #include "depthwise_cases.h"
 #include "gpu_bench.h"
 #include "ir/builder.h"
@@ -92,7 +93,7 @@ void print_help() {
         "  --strata-tactic NAME  the strata Conv tactic to time (default %s; until it is\n"
         "                        registered, its rows say missing; another Conv tactic such as\n"
         "                        cuda.conv.direct tests the bench itself)\n"
-        "  --int8 MODE           an int8 row for each fp16 row (strata's int8 kernel, NHWC, int8 out;\n"
+        "  --int8 MODE           an int8 row for each fp16 row (strata's int8 kernels, NHWC and NCHW, int8 out;\n"
         "                        its peer is strata's fp16 time): sweep (default: the fastest of every tile),\n"
         "                        selected (the selector's tile only) or off\n"
         "  --pdl MODE            column (default): strata's configs are timed with plain launches\n"
@@ -454,7 +455,7 @@ struct Int8Slots {
     std::vector<cuda::DwInt8Params> params;
 };
 
-Int8Slots make_int8_slots(const DwCase& c, int count, cudaStream_t stream) {
+Int8Slots make_int8_slots(const DwCase& c, int count, bool nchw, cudaStream_t stream) {
     STRATA_ASSERT(count >= 1 && c.dtype == DType::i8, "make_int8_slots: {} with {} slots", case_name(c), count);
     const cuda::ConvGeometry g = int8_geometry(c);
     const std::vector<cuda::DwInt8Channel> chan = cuda::depthwise_int8_channels(int8_quant(c.shape), g.c);
@@ -479,6 +480,7 @@ Int8Slots make_int8_slots(const DwCase& c, int count, cudaStream_t stream) {
         s.memory.emplace_back(output_bytes(c), "int8 bench output");
         p.y = s.memory.back().data();
         p.out = cuda::DwInt8Out::int8;
+        p.nchw = nchw;  // random bytes either way: the same tensor in the other layout
         s.params.push_back(p);
     }
     STRATA_CUDA_CHECK(cudaStreamSynchronize(stream), "uploading the int8 bench inputs");
@@ -499,11 +501,12 @@ double time_int8_tile(const Int8Slots& slots, const cuda::DwInt8Tile& tile, int 
 bool same_tile(const cuda::DwInt8Tile& a, const cuda::DwInt8Tile& b) {
     return a.fast == b.fast && a.rows == b.rows && a.stage.cl == b.stage.cl && a.stage.col_tiles == b.stage.col_tiles &&
            a.stage.strips == b.stage.strips && a.mma.rs == b.mma.rs && a.mma.qb == b.mma.qb &&
-           a.diag.rw == b.diag.rw && a.diag.qb == b.diag.qb;
+           a.diag.rw == b.diag.rw && a.diag.qb == b.diag.qb && a.band.per_warp == b.band.per_warp;
 }
 
 /// Which kernel family an int8 tile runs, for the sweep's per-family bests.
 const char* int8_family(const cuda::DwInt8Tile& t) {
+    if (t.band.per_warp > 0) return "band";
     if (t.fast < 0) return "generic";
     if (t.diag.rw > 0) return "channel-mma";
     if (t.mma.rs > 0) return "mma";
@@ -551,18 +554,25 @@ std::pair<cuda::DwInt8Tile, double> sweep_int8_tiles(const Int8Slots& slots, cud
     return {best, best_ms};
 }
 
-/// The int8 side (NHWC only): the selector's tile, and with Int8Mode::sweep every other tile of
-/// depthwise_int8_tiles() too (sweep_int8_tiles); the fastest is kept, its depthwise_int8_describe() in Side::detail
-/// (with the selector's time when another tile beat it, and each kernel family's best).
+/// The int8 side: the selector's tile, and with Int8Mode::sweep every other tile of depthwise_int8_tiles() too
+/// (sweep_int8_tiles); the fastest is kept, its depthwise_int8_describe() in Side::detail (with the selector's time
+/// when another tile beat it, and each kernel family's best). NCHW runs the band tiles (NOTE [depthwise int8 nchw
+/// band]) where the shape has one.
 KernelTiming int8_kernel_timing(Int8Mode mode, const cuda::DeviceInfo& info, cudaStream_t stream) {
     if (mode == Int8Mode::off) return {};
     return [mode, &info, stream](const DwCase& c, Layout layout, int slot_count) {
         Side side;
-        if (layout != Layout::nhwc) {
-            side.note = "the int8 kernel is NHWC only (NCHW int8 rows are not word aligned)";
-            return side;
+        const bool nchw = layout == Layout::nchw;
+        if (nchw) {
+            cuda::DwInt8Params probe;
+            probe.g = int8_geometry(c), probe.nchw = true;
+            if (cuda::depthwise_int8_tiles(probe).empty()) {
+                probe.tile.band.per_warp = 1;
+                side.note = "no NCHW int8 tile: " + cuda::depthwise_int8_band_problem(probe);
+                return side;
+            }
         }
-        const Int8Slots slots = make_int8_slots(c, slot_count, stream);
+        const Int8Slots slots = make_int8_slots(c, slot_count, nchw, stream);
         cuda::DwInt8Params p = slots.params.front();
         const cuda::DwInt8Tile selected = cuda::depthwise_int8_select(p, info.sm_count);
         const std::string name = case_name(c);
@@ -887,7 +897,8 @@ void write_json(const std::string& path, nlohmann::json head, const std::vector<
 
 // NOTE [int8 row]: issue 4's acceptance 4 asks that, at batch 32 and 128, int8 depthwise moves the same tensor in at
 // most 0.6x the time of strata's fp16 kernel. The int8 kernel comes with its own launch API, not as a CudaTactic.
-// main() passes int8_kernel_timing(), a KernelTiming that, for the case (dtype int8) in NHWC, allocates `slots` sets
+// main() passes int8_kernel_timing(), a KernelTiming that, for the case (dtype int8) in NHWC and in NCHW (the band
+// tiles, where the shape has one; the faster layout is kept, as for the other sides), allocates `slots` sets
 // of int8 input, packed int8 weights, per-channel constants and output, and returns the median of
 // bench::time_slot_launches() over its launch (Side::detail describes the tile); empty with --int8 off. This function
 // adds an int8 row for every fp16 row, its peer being that row's strata time, and summarize_int8() judges them.

@@ -34,6 +34,7 @@ struct DwCase {
     DwInt8RefProblem pr;
     std::vector<int8_t> x, w;  // x: NHWC, w: [C][kh][kw]
     bool ties = false;         // fill_case's exact-halves data
+    bool nchw = false;         // the kernels get x and give y in NCHW (the reference stays NHWC; kernel_x, as_nhwc)
 
     std::string str() const {
         return fmt::format(
@@ -43,7 +44,8 @@ struct DwCase {
             pr.pad_bottom, pr.pad_right, pr.p(), pr.q(), pr.fp16_out ? "fp16" : "int8",
             pr.act == DwRefAct::none ? "none" : pr.act == DwRefAct::relu ? "relu" : "relu6", !pr.bias.empty(),
             !pr.bias_i32.empty(), pr.out_scale.size() == 1 ? "per-tensor" : "per-channel", pr.in_scale,
-            ties ? "tie data (small weights, mul 1/2 or 1)" : "full-range data");
+            ties ? "tie data (small weights, mul 1/2 or 1)" : "full-range data") +
+               (nchw ? ", NCHW" : "");
     }
 };
 
@@ -166,7 +168,38 @@ inline DwInt8Params params_of(const DwCase& cs, const DwInt8Tile& tile) {
     p.g = geometry_of(cs.pr);
     p.out = cs.pr.fp16_out ? cuda::DwInt8Out::fp16 : cuda::DwInt8Out::int8;
     p.tile = tile;
+    p.nchw = cs.nchw;
     return p;
+}
+
+/// The input the kernels read: cs.x, transposed to NCHW for an NCHW case.
+inline std::vector<int8_t> kernel_x(const DwCase& cs) {
+    if (!cs.nchw) return cs.x;
+    const DwInt8RefProblem& pr = cs.pr;
+    std::vector<int8_t> out(cs.x.size());
+    for (int b = 0; b < pr.n; ++b)
+        for (int i = 0; i < pr.h; ++i)
+            for (int j = 0; j < pr.w; ++j)
+                for (int k = 0; k < pr.c; ++k)
+                    out[((static_cast<size_t>(b) * pr.c + k) * pr.h + i) * pr.w + j] =
+                        cs.x[((static_cast<size_t>(b) * pr.h + i) * pr.w + j) * pr.c + k];
+    return out;
+}
+
+/// A kernel's output as the reference lays it out (NHWC): `y` from byte `at` on, transposed for an NCHW case; the
+/// bytes before `at` and after the output (the guards) are kept as they are. int8 output only for NCHW.
+inline std::vector<uint8_t> as_nhwc(const std::vector<uint8_t>& y, const DwCase& cs, size_t at = 0) {
+    if (!cs.nchw) return y;
+    const DwInt8RefProblem& pr = cs.pr;
+    const int p = pr.p(), q = pr.q();
+    std::vector<uint8_t> out(y);
+    for (int b = 0; b < pr.n; ++b)
+        for (int i = 0; i < p; ++i)
+            for (int j = 0; j < q; ++j)
+                for (int k = 0; k < pr.c; ++k)
+                    out[at + ((static_cast<size_t>(b) * p + i) * q + j) * pr.c + k] =
+                        y[at + ((static_cast<size_t>(b) * pr.c + k) * p + i) * q + j];
+    return out;
 }
 
 /// Compares the output (between its guards) with the reference; an empty string when equal, else the guard that
@@ -195,7 +228,7 @@ struct DeviceCase {
 
     explicit DeviceCase(const DwCase& cs) {
         HostInputs in = host_inputs(cs);
-        x = upload(cs.x), w = upload(in.w_packed), chan = upload(in.chan);
+        x = upload(kernel_x(cs)), w = upload(in.w_packed), chan = upload(in.chan);
         if (!cs.pr.bias_i32.empty()) bias_i32 = upload(cs.pr.bias_i32);
         y_bytes = in.y_bytes;
         y = cuda::DeviceBuffer(y_bytes + 2 * kGuard, "a depthwise int8 test output");
@@ -225,7 +258,8 @@ struct DeviceCase {
 inline std::vector<uint8_t> host_output(const DwCase& cs, const DwInt8Tile& tile) {
     HostInputs in = host_inputs(cs);
     DwInt8Params p = params_of(cs, tile);
-    p.x = cs.x.data(), p.w = in.w_packed.data(), p.chan = in.chan.data();
+    const std::vector<int8_t> x = kernel_x(cs);
+    p.x = x.data(), p.w = in.w_packed.data(), p.chan = in.chan.data();
     p.bias_i32 = cs.pr.bias_i32.empty() ? nullptr : cs.pr.bias_i32.data();
     std::vector<uint8_t> y(in.y_bytes + 16);
     // Align the output like a device allocation (fp16 stores are 8 bytes wide).
@@ -233,7 +267,7 @@ inline std::vector<uint8_t> host_output(const DwCase& cs, const DwInt8Tile& tile
     p.y = y.data() + lead;
     if (!cuda::depthwise_int8_problem(p).empty()) return {};
     cuda::depthwise_int8_run_on_host(p);
-    return std::vector<uint8_t>(y.begin() + lead, y.begin() + lead + in.y_bytes);
+    return as_nhwc(std::vector<uint8_t>(y.begin() + lead, y.begin() + lead + in.y_bytes), cs);
 }
 
 /// Runs the case with `tile` on the GPU twice (two poisons) and returns "" when both match the reference. On a
@@ -251,7 +285,7 @@ inline std::string run_gpu(const DwCase& cs, const DwInt8Tile& tile, std::string
         cuda::depthwise_int8_launch(p, stream.get());
         cuda::check_launch("depthwise int8 test");
         stream.synchronize("depthwise int8 test");
-        const std::vector<uint8_t> got = dev.download();
+        const std::vector<uint8_t> got = as_nhwc(dev.download(), cs, kGuard);
         if (compare(got, want, poison, cs).empty()) continue;
         return fmt::format("{}: {}", cuda::depthwise_int8_describe(p),
                            compare(got, want, poison, cs, host_output(cs, tile)));
@@ -264,7 +298,8 @@ inline std::string run_host(const DwCase& cs, const DwInt8Tile& tile) {
     const std::vector<uint8_t> want = dw_ref_run(cs.pr, cs.x, cs.w);
     HostInputs in = host_inputs(cs);
     DwInt8Params p = params_of(cs, tile);
-    p.x = cs.x.data(), p.w = in.w_packed.data(), p.chan = in.chan.data();
+    const std::vector<int8_t> x = kernel_x(cs);
+    p.x = x.data(), p.w = in.w_packed.data(), p.chan = in.chan.data();
     p.bias_i32 = cs.pr.bias_i32.empty() ? nullptr : cs.pr.bias_i32.data();
     std::vector<uint8_t> y(in.y_bytes + 2 * kGuard + 16);
     // Align the output like a device allocation (fp16 stores are 8 bytes wide).
@@ -274,7 +309,8 @@ inline std::string run_host(const DwCase& cs, const DwInt8Tile& tile) {
     for (uint8_t poison : {uint8_t{0x5a}, uint8_t{0xa5}}) {
         std::fill(y.begin(), y.end(), poison);
         cuda::depthwise_int8_run_on_host(p);
-        std::vector<uint8_t> got(y.begin() + lead, y.begin() + lead + in.y_bytes + 2 * kGuard);
+        const std::vector<uint8_t> got =
+            as_nhwc(std::vector<uint8_t>(y.begin() + lead, y.begin() + lead + in.y_bytes + 2 * kGuard), cs, kGuard);
         if (std::string diff = compare(got, want, poison, cs); !diff.empty()) return diff;
     }
     return {};

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <limits>
 
+#include "backends/cuda/kernels/depthwise/depthwise_int8_band.h"
 #include "core/check.h"
 
 namespace strata::cuda {
@@ -263,6 +264,12 @@ std::string depthwise_int8_problem(const DwInt8Params& p) {
         return fmt::format("strides and dilations must be >= 1 and pads >= 0: {}", g.str());
     if (!p.x || !p.w || !p.chan || !p.y) return "x, w, chan and y must be set";
     if (!aligned(p.chan, 16) || !aligned(p.bias_i32, 4)) return "chan must be 16-byte aligned, bias_i32 4-byte";
+    if (p.nchw || p.tile.band.per_warp != 0) {
+        if (p.tile.band.per_warp == 0)
+            return "NCHW int8 runs only the band tiles (NOTE [depthwise int8 nchw band]: k 3 or 5, stride 1, "
+                   "W % 4 == 0)";
+        return depthwise_int8_band_problem(p);
+    }
     if (p.tile.fast >= kDwInt8FastCount) return fmt::format("tile {} out of range", p.tile.fast);
     if (p.tile.fast >= 0) {
         if (std::string why = depthwise_int8_generic_reason(p); !why.empty())
@@ -297,6 +304,7 @@ std::string depthwise_int8_generic_reason(const DwInt8Params& p) {
 }
 
 std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
+    if (p.nchw) return depthwise_int8_band_tiles(p);
     std::vector<DwInt8Tile> tiles;
     if (depthwise_int8_generic_reason(p).empty()) {
         for (int i = 0; i < kDwInt8FastCount; ++i) {
@@ -316,6 +324,17 @@ std::vector<DwInt8Tile> depthwise_int8_tiles(const DwInt8Params& p) {
 
 DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
     const int64_t target = int64_t{std::max(sm_count, 1)} * 1024;
+    if (p.nchw) {  // the most planes per warp that still give every SM 1024 threads; refused when none applies
+        const std::vector<DwInt8Tile> band = depthwise_int8_band_tiles(p);
+        if (band.empty()) return {};
+        DwInt8Params probe = p;
+        DwInt8Tile best = band.front();
+        for (const DwInt8Tile& t : band) {
+            probe.tile = t;
+            if (depthwise_int8_threads(probe) >= target) best = t;
+        }
+        return best;
+    }
     DwInt8Tile best{-1, 1}, widest{-1, 1};
     double best_ratio = 0, widest_ratio = 0;
     int64_t widest_threads = 0;
@@ -334,6 +353,7 @@ DwInt8Tile depthwise_int8_select(const DwInt8Params& p, int sm_count) {
 
 int64_t depthwise_int8_threads(const DwInt8Params& p) {
     const ConvGeometry& g = p.g;
+    if (p.tile.band.per_warp > 0) return depthwise_int8_band_geometry(p).blocks * kDwInt8BandWarps * 32;
     if (p.tile.fast < 0) return int64_t{g.n} * g.p * g.q * g.c;
     if (p.tile.stage.cl > 0) {
         const DwInt8StagedGeometry sg = depthwise_int8_staged_geometry(p);
@@ -348,6 +368,13 @@ int64_t depthwise_int8_threads(const DwInt8Params& p) {
 std::string depthwise_int8_describe(const DwInt8Params& p) {
     const int64_t threads = depthwise_int8_threads(p);
     const int64_t blocks = (threads + kDwInt8Threads - 1) / kDwInt8Threads;
+    if (p.tile.band.per_warp > 0) {
+        const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
+        return fmt::format(
+            "band k{} s1, NCHW: one m16n8k16 mma per 16x8 outputs and kernel row, {} plane(s) per warp, {} steps x {} "
+            "column tiles a plane ({} bytes of shared memory a warp), {} blocks of {}",
+            p.g.r, p.tile.band.per_warp, bg.rs, bg.col_tiles, bg.plane_bytes, bg.blocks, kDwInt8BandWarps * 32);
+    }
     if (p.tile.fast < 0) {
         std::string why = depthwise_int8_generic_reason(p);
         return fmt::format("generic ({}): one thread per output element, {} threads", why.empty() ? "chosen" : why,

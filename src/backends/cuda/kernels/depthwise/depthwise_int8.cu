@@ -8,6 +8,7 @@
 #include "backends/cuda/kernels/common/launch_limits.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_kernel.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_diag.cuh"
+#include "backends/cuda/kernels/depthwise/depthwise_int8_band.h"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_mma.cuh"
 #include "backends/cuda/kernels/depthwise/depthwise_int8_staged.cuh"
 
@@ -463,6 +464,7 @@ void run_mode_on_host(const DwInt8Params& p, int64_t threads) {
 }  // namespace
 
 void depthwise_int8_launch(const DwInt8Params& p, cudaStream_t stream) {
+    if (p.tile.band.per_warp > 0) return depthwise_int8_band_launch(p, stream);
     const int64_t threads = depthwise_int8_threads(p);
     if (threads == 0) return;
     if (p.out == DwInt8Out::int8)
@@ -472,6 +474,7 @@ void depthwise_int8_launch(const DwInt8Params& p, cudaStream_t stream) {
 }
 
 void depthwise_int8_run_on_host(const DwInt8Params& p) {
+    if (p.tile.band.per_warp > 0) return depthwise_int8_band_run_on_host(p);
     const int64_t threads = depthwise_int8_threads(p);
     if (p.out == DwInt8Out::int8)
         run_mode_on_host<DwInt8Out::int8>(p, threads);

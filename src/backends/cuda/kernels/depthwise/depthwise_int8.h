@@ -233,6 +233,12 @@ inline constexpr DwInt8Diag kDwInt8DiagConfigs[] = {{2, 1}, {4, 2}, {7, 2}};
 inline constexpr int kDwInt8DiagConfigCount =
     static_cast<int>(sizeof(kDwInt8DiagConfigs) / sizeof(kDwInt8DiagConfigs[0]));
 
+/// The NCHW tensor-core form (NOTE [depthwise int8 nchw band] in depthwise_int8_band.h): each warp multiplies
+/// per_warp whole channel planes, one after another. per_warp == 0: not this kernel.
+struct DwInt8Band {
+    int per_warp = 0;
+};
+
 /// Which kernel runs and how much each thread covers.
 struct DwInt8Tile {
     int fast = -1;      ///< index into kDwInt8FastShapes; -1 = the generic kernel
@@ -240,10 +246,12 @@ struct DwInt8Tile {
     DwInt8Stage stage;  ///< staged through shared memory when stage.cl > 0 (fast shapes with dw_int8_stageable only)
     DwInt8Mma mma;      ///< the tensor-core kernel when mma.rs > 0 (fast is then the k x k stride-1 fast shape)
     DwInt8Diag diag;    ///< the channel-mma kernel when diag.rw > 0 (fast is then the 3x3 stride-1 fast shape)
+    DwInt8Band band;    ///< the NCHW band kernel when band.per_warp > 0 (fast is then the k x k stride-1 fast shape)
 
     DwInt8Tile() = default;
-    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}, DwInt8Mma mma_ = {}, DwInt8Diag diag_ = {})
-        : fast(fast_), rows(rows_), stage(stage_), mma(mma_), diag(diag_) {}
+    DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}, DwInt8Mma mma_ = {}, DwInt8Diag diag_ = {},
+               DwInt8Band band_ = {})
+        : fast(fast_), rows(rows_), stage(stage_), mma(mma_), diag(diag_), band(band_) {}
 };
 
 /// Whether fast shape `f` has a staged form: its rows come from the tile, so neither a ring nor a second row ahead
@@ -337,12 +345,14 @@ DwInt8MmaGeometry depthwise_int8_mma_geometry(const DwInt8Params& p);
 
 struct DwInt8Params {
     ConvGeometry g;                       ///< depthwise: group == c == k; r, s, strides, dilations, top/left pads any
-    const int8_t* x = nullptr;            ///< [N, H, W, C] (NHWC), 16-byte aligned
+    const int8_t* x = nullptr;            ///< [N, H, W, C] (NHWC; [N, C, H, W] when nchw), 16-byte aligned
     const int8_t* w = nullptr;            ///< depthwise_int8_pack_weights() layout, 16-byte aligned
     const DwInt8Channel* chan = nullptr;  ///< [C] from depthwise_int8_channels() for this `out`, 16-byte aligned
     const int32_t* bias_i32 = nullptr;    ///< [C] or null, 16-byte aligned
-    void* y = nullptr;                    ///< [N, P, Q, C] (NHWC), int8 or fp16; must not overlap x
+    void* y = nullptr;                    ///< [N, P, Q, C] (NHWC; [N, C, P, Q] when nchw), int8 or fp16; not
+                                          ///< overlapping x
     DwInt8Out out = DwInt8Out::int8;
+    bool nchw = false;  ///< x and y NCHW: only the band tiles run it (NOTE [depthwise int8 nchw band])
     DwInt8Tile tile;  ///< from depthwise_int8_select() (or any of depthwise_int8_tiles())
 };
 

@@ -99,6 +99,26 @@ __host__ __device__ __forceinline__ void dw_int8_mma_b(const uint8_t* plane, con
     b[1] = dw_int8_load<uint32_t>(at + 16);
 }
 
+/// D = A B + C for one m16n8k16 s8 mma of a warp (on the host dw_int8_mma_emulate<16>).
+__device__ __forceinline__ void dw_int8_mma16(const uint32_t (&a)[2], uint32_t b, int32_t (&c)[4]) {
+#ifdef __CUDA_ARCH__
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+        : "+r"(c[0]), "+r"(c[1]), "+r"(c[2]), "+r"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b));
+#endif
+}
+/// The same with C read from `c` and D written to `d` (the first mma of an output: C is the bias, no moves).
+__device__ __forceinline__ void dw_int8_mma16_from(const uint32_t (&a)[2], uint32_t b, const int32_t (&c)[4],
+                                                   int32_t (&d)[4]) {
+#ifdef __CUDA_ARCH__
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};\n"
+        : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(b), "r"(c[0]), "r"(c[1]), "r"(c[2]), "r"(c[3]));
+#endif
+}
+
 /// D = A B + C for one m16n8k32 s8 mma of a warp: on the device the instruction, issued by every lane with its own
 /// fragments (a: the mma's registers 0, 1 and 3; its register 2 is zero); on the host dw_int8_mma_emulate.
 __device__ __forceinline__ void dw_int8_mma(const uint32_t (&a)[3], const uint32_t (&b)[2], int32_t (&c)[4]) {

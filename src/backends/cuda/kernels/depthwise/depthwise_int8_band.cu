@@ -1,0 +1,175 @@
+// depthwise_int8_band.cu: the NCHW band kernel (NOTE [depthwise int8 nchw band] in depthwise_int8_band.h), its
+// launch, and the same warps run on the host.
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/kernels/depthwise/depthwise_int8_band.cuh"
+
+namespace strata::cuda {
+
+namespace {
+
+/// Calls f(integral_constant K, integral_constant WPL) for p's kernel size and the data words a lane copies.
+template <class F>
+void dispatch_band(const DwInt8Params& p, F&& f) {
+    const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
+    auto words = [&](auto k) {
+        if (bg.words_per_lane <= 8)
+            f(k, std::integral_constant<int, 8>{});
+        else
+            f(k, std::integral_constant<int, kDwInt8BandMaxWords>{});
+    };
+    if (p.g.r == 3)
+        words(std::integral_constant<int, 3>{});
+    else
+        words(std::integral_constant<int, 5>{});
+}
+
+/// One plane through the mma walk: column tile by column tile, rs steps down each, K mma a step from accumulators that
+/// start at the bias. The A rows roll (kernel row r of step s + 1 is kernel row r + 1 of step s) through a ring of K
+/// register pairs whose slots are compile-time: the steps go K at a time, step s + j reading kernel row r from slot
+/// (j + r) % K and loading its last into slot (j + K - 1) % K, so no register is copied (a rolled array was: ~12
+/// moves a step in the sm_90 SASS, IMMA's A operand being a register pair).
+template <int K, bool kEvenQ>
+__device__ __forceinline__ void dw_int8_band_walk(const DwInt8Params& prm, const DwInt8BandGeometry& bg,
+                                                  const uint8_t* smem_plane, uint8_t* y_plane, const uint32_t (&b)[K],
+                                                  int32_t bias, const DwInt8Channel& ep, int lane) {
+    const int32_t start[4] = {bias, bias, bias, bias};
+    for (int qt = 0; qt < bg.col_tiles; ++qt) {
+        DwInt8BandRows rows(smem_plane, bg, bg.rs * (lane / 4), bg.col0 + 8 * qt, lane);
+        DwInt8BandOut<kEvenQ> out(y_plane, prm.g, bg, qt, lane);
+        uint32_t a[K][2];
+        DW_INT8_UNROLL
+        for (int r = 0; r + 1 < K; ++r) rows.next(a[r]);
+        for (int s = 0; s < bg.rs; s += K) {
+            DW_INT8_UNROLL
+            for (int j = 0; j < K; ++j) {
+                if (s + j >= bg.rs) break;
+                rows.next(a[(j + K - 1) % K]);
+                int32_t c[4];
+                dw_int8_mma16_from(a[j % K], b[0], start, c);
+                DW_INT8_UNROLL
+                for (int r = 1; r < K; ++r) dw_int8_mma16(a[(j + r) % K], b[r], c);
+                out.put(c, ep);
+            }
+        }
+    }
+}
+
+/// NOTE [depthwise int8 nchw band]: warp w of the grid multiplies planes w, w + warps, ... (per_warp of them), each
+/// copied into the warp's padded plane from registers loaded while the plane before was multiplied.
+template <int K, int WPL>
+__global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(const DwInt8Params prm,
+                                                                             const DwInt8BandGeometry bg) {
+    extern __shared__ __align__(16) uint8_t dw_int8_band_smem[];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const ConvGeometry& g = prm.g;
+    uint8_t* smem_plane = dw_int8_band_smem + warp * bg.plane_bytes;
+    // The margins and the rows above and below stay zero for every plane: written once.
+    for (int i = lane; i < bg.plane_bytes / 4; i += 32) dw_int8_store<uint32_t>(smem_plane + 4 * i, 0u);
+    const int64_t first = int64_t{blockIdx.x} * kDwInt8BandWarps + warp;
+    if (first >= bg.warps) return;
+    const int64_t plane_bytes = int64_t{g.h} * g.w, out_bytes = int64_t{g.p} * g.q;
+    uint32_t words[WPL];
+    dw_int8_band_fetch<WPL>(prm.x + first * plane_bytes, bg, lane, words);
+    for (int64_t plane = first; plane < bg.planes; plane += bg.warps) {
+        __syncwarp();  // every lane has read the plane before (and the zeros are written) before the copy
+        dw_int8_band_put_plane<WPL>(smem_plane, bg, g.w / 4, g.pad_h, lane, words);
+        __syncwarp();
+        if (plane + bg.warps < bg.planes)
+            dw_int8_band_fetch<WPL>(prm.x + (plane + bg.warps) * plane_bytes, bg, lane, words);
+        const int c = static_cast<int>(plane % g.c);
+        uint32_t b[K];
+        DW_INT8_UNROLL
+        for (int r = 0; r < K; ++r) b[r] = dw_int8_band_b<K>(prm.w, c, r, (g.c + 3) / 4, bg.off, lane);
+        const DwInt8Channel ep = dw_int8_channel(prm.chan, c);
+        const int32_t bias = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
+        uint8_t* y_plane = static_cast<uint8_t*>(prm.y) + plane * out_bytes;
+        if (g.q % 2 == 0)
+            dw_int8_band_walk<K, true>(prm, bg, smem_plane, y_plane, b, bias, ep, lane);
+        else
+            dw_int8_band_walk<K, false>(prm, bg, smem_plane, y_plane, b, bias, ep, lane);
+    }
+}
+
+/// One plane on the host, warp-wide: the same ring of A registers, the mma emulated, the same stores.
+template <int K>
+void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, const uint8_t* smem_plane,
+                        int64_t plane) {
+    const ConvGeometry& g = p.g;
+    const int c = static_cast<int>(plane % g.c);
+    uint32_t b[K][32][1];
+    for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < K; ++r) b[r][lane][0] = dw_int8_band_b<K>(p.w, c, r, (g.c + 3) / 4, bg.off, lane);
+    const DwInt8Channel ep = dw_int8_channel(p.chan, c);
+    const int32_t bias = p.bias_i32 ? p.bias_i32[c] : 0;
+    uint8_t* y_plane = static_cast<uint8_t*>(p.y) + plane * int64_t{g.p} * g.q;
+    for (int qt = 0; qt < bg.col_tiles; ++qt) {
+        std::vector<DwInt8BandRows> rows;
+        std::vector<DwInt8BandOut<true>> even;
+        std::vector<DwInt8BandOut<false>> odd;
+        for (int lane = 0; lane < 32; ++lane) {
+            rows.emplace_back(smem_plane, bg, bg.rs * (lane / 4), bg.col0 + 8 * qt, lane);
+            even.emplace_back(y_plane, g, bg, qt, lane);
+            odd.emplace_back(y_plane, g, bg, qt, lane);
+        }
+        uint32_t a[K][32][2];
+        for (int lane = 0; lane < 32; ++lane)
+            for (int r = 0; r + 1 < K; ++r) rows[lane].next(a[r][lane]);
+        for (int s = 0; s < bg.rs; s += K) {
+            for (int j = 0; j < K && s + j < bg.rs; ++j) {
+                int32_t acc[32][4];
+                for (int lane = 0; lane < 32; ++lane) {
+                    rows[lane].next(a[(j + K - 1) % K][lane]);
+                    std::fill(std::begin(acc[lane]), std::end(acc[lane]), bias);
+                }
+                for (int r = 0; r < K; ++r) dw_int8_mma_emulate<16>(a[(j + r) % K], b[r], acc);
+                for (int lane = 0; lane < 32; ++lane) {
+                    if (g.q % 2 == 0)
+                        even[lane].put(acc[lane], ep);
+                    else
+                        odd[lane].put(acc[lane], ep);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void depthwise_int8_band_launch(const DwInt8Params& p, cudaStream_t stream) {
+    const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
+    dispatch_band(p, [&](auto k, auto wpl) {
+        auto kernel = dw_int8_band_kernel<decltype(k)::value, decltype(wpl)::value>;
+        if (bg.bytes > (size_t{48} << 10)) {
+            STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(bg.bytes)),
+                              "depthwise int8 band launch");
+        }
+        kernel<<<static_cast<unsigned>(bg.blocks), kDwInt8BandWarps * 32, bg.bytes, stream>>>(p, bg);
+    });
+}
+
+void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
+    const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
+    const ConvGeometry& g = p.g;
+    std::vector<uint8_t> smem(bg.plane_bytes);
+    dispatch_band(p, [&](auto k, auto wpl) {
+        constexpr int K = decltype(k)::value, WPL = decltype(wpl)::value;
+        for (int64_t warp = 0; warp < bg.warps; ++warp) {
+            std::fill(smem.begin(), smem.end(), uint8_t{0});
+            for (int64_t plane = warp; plane < bg.planes; plane += bg.warps) {
+                for (int lane = 0; lane < 32; ++lane) {
+                    uint32_t words[WPL];
+                    dw_int8_band_fetch<WPL>(p.x + plane * int64_t{g.h} * g.w, bg, lane, words);
+                    dw_int8_band_put_plane<WPL>(smem.data(), bg, g.w / 4, g.pad_h, lane, words);
+                }
+                band_plane_on_host<K>(p, bg, smem.data(), plane);
+            }
+        }
+    });
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,117 @@
+// depthwise_int8_band.cuh: one lane's pieces of the NCHW band kernel (NOTE [depthwise int8 nchw band] in
+// depthwise_int8_band.h), __host__ __device__ like the other int8 thread programs, so that the host run
+// (depthwise_int8_band_run_on_host) checks every index on a machine without a GPU, with the mma emulated.
+#pragma once
+
+#include "backends/cuda/kernels/depthwise/depthwise_int8_band.h"
+#include "backends/cuda/kernels/depthwise/depthwise_int8_mma.cuh"
+
+namespace strata::cuda {
+
+/// Lane `lane`'s B register for kernel row r of channel c: B[k][n] = w[r][k - n - off] for its k = 4 * (lane % 4) + i
+/// (byte i) and n = lane / 4; byte 7 of the 8-byte kernel row (a zero tap for k <= 7) outside the band.
+template <int K>
+__host__ __device__ __forceinline__ uint32_t dw_int8_band_b(const int8_t* w, int c, int r, int c_words, int off,
+                                                            int lane) {
+    uint32_t lo, hi;
+    dw_int8_mma_kernel_row<K>(w, c, r, c_words, lo, hi);
+    uint32_t sel = 0;
+    DW_INT8_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        const int j = 4 * (lane % 4) + i - lane / 4 - off;
+        sel |= static_cast<uint32_t>(j >= 0 && j < K ? j : 7) << (4 * i);
+    }
+    return dw_int8_prmt(lo, hi, sel);
+}
+
+/// Lane `lane`'s share of copying input plane `plane` (contiguous H * W bytes, W % 4 == 0) into registers: words
+/// lane, lane + 32, ... (zero past the plane).
+template <int WPL>
+__host__ __device__ __forceinline__ void dw_int8_band_fetch(const int8_t* plane, const DwInt8BandGeometry& bg,
+                                                            int lane, uint32_t (&words)[WPL]) {
+    DW_INT8_UNROLL
+    for (int k = 0; k < WPL; ++k) {
+        const int wi = lane + 32 * k;
+        words[k] = wi < bg.data_words ? dw_int8_ldg(reinterpret_cast<const uint32_t*>(plane) + wi) : 0u;
+    }
+}
+
+/// The words of dw_int8_band_fetch into the padded plane in shared memory: input row r at plane row r + pad_h,
+/// input column c at byte c + kDwInt8BandMargin.
+template <int WPL>
+__host__ __device__ __forceinline__ void dw_int8_band_put_plane(uint8_t* smem_plane, const DwInt8BandGeometry& bg,
+                                                                int w_words, int pad_h, int lane,
+                                                                const uint32_t (&words)[WPL]) {
+    DW_INT8_UNROLL
+    for (int k = 0; k < WPL; ++k) {
+        const int wi = lane + 32 * k;
+        if (wi >= bg.data_words) break;
+        const int r = wi / w_words, u = wi - r * w_words;
+        dw_int8_store<uint32_t>(smem_plane + (r + pad_h) * bg.pitch + kDwInt8BandMargin + 4 * u, words[k]);
+    }
+}
+
+/// Lane `lane`'s walk down the plane for one column tile: each next() gives the A registers of the next window row,
+/// plane rows `row` and row + 8 rs (its two output rows' rows for one kernel row), the 4 columns at byte col + 4 (lane
+/// % 4). A pointer that steps one pitch a row: no address arithmetic per load beyond one add.
+struct DwInt8BandRows {
+    const uint8_t* at;
+    int far, pitch;
+
+    __host__ __device__ __forceinline__ DwInt8BandRows(const uint8_t* smem_plane, const DwInt8BandGeometry& bg,
+                                                       int row, int col, int lane)
+        : at(smem_plane + row * bg.pitch + col + 4 * (lane % 4)), far(8 * bg.rs * bg.pitch), pitch(bg.pitch) {}
+
+    __host__ __device__ __forceinline__ void next(uint32_t (&a)[2]) {
+        a[0] = dw_int8_load<uint32_t>(at);
+        a[1] = dw_int8_load<uint32_t>(at + far);
+        at += pitch;
+    }
+};
+
+/// Two adjacent outputs of a lane (v0 at column x, v1 at x + 1) through the epilogue (NOTE [depthwise int8
+/// arithmetic]: the clamp and the rounding add on the FMA pipe, where the saturating conversion would queue on the
+/// conversion unit), packed into the low 2 bytes.
+__host__ __device__ __forceinline__ uint32_t dw_int8_band_pair(int32_t v0, int32_t v1, const DwInt8Channel& ep) {
+    return dw_int8_prmt(dw_int8_bits(dw_int8_value(v0, ep)), dw_int8_bits(dw_int8_value(v1, ep)), 0x0040u);
+}
+
+/// A lane's pair at `at` (columns x and x + 1, x inside the map): one 2-byte store where Q is even (x is then even
+/// and x + 1 < Q), bytes otherwise.
+template <bool kEvenQ>
+__host__ __device__ __forceinline__ void dw_int8_band_store(uint8_t* at, bool col1_ok, uint32_t pair) {
+    if constexpr (kEvenQ) {
+        dw_int8_store<uint16_t>(at, static_cast<uint16_t>(pair));
+    } else {
+        at[0] = static_cast<uint8_t>(pair);
+        if (col1_ok) at[1] = static_cast<uint8_t>(pair >> 8);
+    }
+}
+
+/// Where a lane's outputs of column tile qt go, step after step: c[0], c[1] at output row rs * (lane / 4) + s, columns
+/// 8 qt + 2 (lane % 4) and + 1; c[2], c[3] 8 rs rows further. put() stores step s's and moves to step s + 1 (one row
+/// down): a pointer and two row counts, the column tests once per tile.
+template <bool kEvenQ>
+struct DwInt8BandOut {
+    uint8_t* at;
+    int far, q;
+    int left0, left1;  ///< output rows left below each of the lane's two rows (the store is in the map while > 0)
+    bool col_ok, col1_ok;
+
+    __host__ __device__ __forceinline__ DwInt8BandOut(uint8_t* y_plane, const ConvGeometry& g,
+                                                      const DwInt8BandGeometry& bg, int qt, int lane) {
+        const int x = 8 * qt + 2 * (lane % 4), y = bg.rs * (lane / 4);
+        at = y_plane + y * g.q + x;
+        far = 8 * bg.rs * g.q, q = g.q;
+        left0 = g.p - y, left1 = g.p - y - 8 * bg.rs;
+        col_ok = x < g.q, col1_ok = x + 1 < g.q;
+    }
+
+    __host__ __device__ __forceinline__ void put(const int32_t (&c)[4], const DwInt8Channel& ep) {
+        if (col_ok && left0 > 0) dw_int8_band_store<kEvenQ>(at, col1_ok, dw_int8_band_pair(c[0], c[1], ep));
+        if (col_ok && left1 > 0) dw_int8_band_store<kEvenQ>(at + far, col1_ok, dw_int8_band_pair(c[2], c[3], ep));
+        at += q, --left0, --left1;
+    }
+};
+
+}  // namespace strata::cuda
