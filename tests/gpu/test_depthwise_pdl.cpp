@@ -33,8 +33,9 @@ TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
         {dw(8, 48, 33, 7), DType::bf16, Layout::nchw, 0},  {dw(1, 128, 14, 3), DType::f16, Layout::nhwc, 9},
         {dw(16, 64, 56, 5), DType::f16, Layout::nhwc, 11}, {dw(4, 72, 30, 3), DType::bf16, Layout::nhwc, 11},
         {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 28},  {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 30},
-        {dw(2, 32, 20, 3), DType::f32, Layout::nhwc, 30},
+        {dw(2, 32, 20, 3), DType::f32, Layout::nhwc, 30},  {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 31},
     };
+    UnverifiedTacticsScope unverified;  // config 31 is still gated
     uint64_t seed = test_seed() + 7000;
     for (const PdlCase& pc : cases) {
         seed += 10;

@@ -119,6 +119,9 @@ inline size_t depthwise_async_ring_bytes(const ConvGeometry& g, int cols, int th
 
 /// Shared memory per staged tile buffer (a persistent block holds two): three such blocks fit on an SM (228 KiB).
 inline constexpr size_t kDepthwiseStagedTileBudget = 32 * 1024;
+/// The budget of the wide TMA tiles (configs 31-32, NOTE [depthwise wide tma tile]): one buffer a block, so twice the
+/// staged budget still leaves three blocks an SM; 14 x 14 outputs of 128-byte pixels at 5x5 (41 KiB) fit.
+inline constexpr size_t kDepthwiseWideTileBudget = 2 * kDepthwiseStagedTileBudget;
 
 /// The staged NHWC tile for `prm` with `channel_lanes` (32 or 8) lanes on channels: the tile with the least input
 /// re-read (halo) that still launches a few blocks per SM, or the one with the most blocks when none does. False when
@@ -134,8 +137,10 @@ inline constexpr int kDepthwiseBlockCols = 7;
 /// The staged tile of blocked walkers (tile sides whole blocks) for `prm`, chosen as stage_depthwise_tile does. False
 /// where the blocked kernel cannot run: bf16, k other than 3 and 5, or the staged kernel's own conditions. It is
 /// compiled for clamp epilogues only; the tactic refuses other activations.
+/// `budget`: the bytes a tile may take (kDepthwiseStagedTileBudget, or kDepthwiseWideTileBudget for the wide TMA
+/// tiles).
 bool block_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
-                          bool persistent);
+                          bool persistent, size_t budget = kDepthwiseStagedTileBudget);
 
 /// True when the tiled and staged kernels have a specialisation for `prm`'s geometry: k in {3,5,7} square, stride
 /// in {1,2} (both dims equal), dilation 1, multiplier 1, 2-D.

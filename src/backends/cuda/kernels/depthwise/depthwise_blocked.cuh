@@ -59,6 +59,16 @@
 // thread, and an mbarrier tells the block when the bytes have landed. Configs 29-30: configs 27-28 (two chains, one
 // block per tile) with the tile copied so. The map is encoded on the host per launch (depthwise_tma.h); where it
 // cannot describe the input the launch falls back to the cp.async kernel, which gives the same bits.
+//
+// NOTE [depthwise wide tma tile]
+// The TMA tile measured (bench/RESULTS.md, 2026-12-07 evening) at ~39% of the issue rate where the cp.async one was
+// issue-bound, so what the instructions were hiding now shows: the tile's halo. Under the 32 KiB staged budget a fp16
+// or fp32 5x5 tile of 32 channel lanes (128-byte pixels) is 7 x 14 outputs, 11 x 18 input pixels: every input byte
+// crosses from L2 into shared memory 2.0 times (240x28k5s1 b128: ~97 MB of input tiles and 48 MB of output in 40 us,
+// ~3.6 TB/s through L2). The TMA tile needs one buffer, not a persistent block's two, so configs 31-32 give it twice
+// the budget: 14 x 14 outputs from 18 x 18 pixels (41 KiB; 1.65 reads a byte, -18%), four walkers a block, 5 blocks an
+// SM. Predicted: 240x28k5s1 b128 fp16 40.0 -> 37-39 us, 672x14k5s1 b128 29.2 -> 27-28.5 us (a tile is the whole 14x14
+// map); no change where the map is 7 x 7. Written 2026-12-07, not yet run on a GPU.
 #pragma once
 
 #include "backends/cuda/kernels/common/tma.cuh"
@@ -310,8 +320,10 @@ bool launch_blocked_tma(Kernel kernel, const StagedArgs& a, const DepthwiseTile&
     const size_t tile_bytes = staged_tile_bytes(a.prm.g, tile.tile_p, tile.tile_q, tile.channel_lanes);
     const size_t smem = mbarrier_offset(tile_bytes) + sizeof(uint64_t);  // one tile, then its mbarrier
     // The function's limit as launch_staged sets it (GpuDepthwise.StagedLaunchesShareOneSharedMemoryLimit).
+    // One limit for every launch of the function, the wide tiles' (NOTE [depthwise wide tma tile]); it allows, it does
+    // not reserve: occupancy follows the bytes each launch asks for.
     STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(2 * kDepthwiseStagedTileBudget)),
+                                           static_cast<int>(2 * kDepthwiseWideTileBudget)),
                       "depthwise TMA launch");
     launch_kernel(kernel, static_cast<unsigned>(tiles), tile.block_x, smem, stream, a.prm.pdl, a, map);
     return true;

@@ -30,7 +30,7 @@ struct StagedCandidate {
 /// Tile sides are whole multiples of `unit_p` rows and `unit_q` columns (1 for the column walkers; the blocked
 /// walkers' BR x BC, NOTE [depthwise blocked walkers]).
 std::vector<StagedCandidate> staged_candidates(const ConvGeometry& g, int channel_lanes, int64_t slabs, int unit_p,
-                                               int unit_q) {
+                                               int unit_q, size_t budget = kDepthwiseStagedTileBudget) {
     std::vector<StagedCandidate> out;
     const int64_t pixel_bytes = int64_t{channel_lanes} * 4;
     const int64_t units_q = ceil_div(g.q, unit_q), units_p = ceil_div(g.p, unit_p);
@@ -42,7 +42,7 @@ std::vector<StagedCandidate> staged_candidates(const ConvGeometry& g, int channe
         if (uq < min_units_q) break;
         const int tq = static_cast<int>(uq * unit_q);
         const int64_t in_cols = int64_t{tq - 1} * g.stride_w + g.s;
-        const int64_t rows_fit = static_cast<int64_t>(kDepthwiseStagedTileBudget) / (in_cols * pixel_bytes);
+        const int64_t rows_fit = static_cast<int64_t>(budget) / (in_cols * pixel_bytes);
         if (rows_fit < g.r) continue;
         const int64_t up_max = std::min<int64_t>(((rows_fit - g.r) / g.stride_h + 1) / unit_p, units_p);
         for (int64_t up = up_max; up >= 1 && up >= min_units_p; up = (up + 1) / 2) {
@@ -139,7 +139,7 @@ bool stage_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType
 }
 
 bool block_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType dtype, int sm_count, int channel_lanes,
-                          bool persistent) {
+                          bool persistent, size_t budget) {
     const ConvGeometry& g = prm.g;
     if (dtype == DType::bf16 || (g.r != 3 && g.r != 5) || !staged_preconditions(prm, dtype, channel_lanes)) return false;
     // The walkers address Y (and the residual) within an image in 32 bits.
@@ -148,7 +148,7 @@ bool block_depthwise_tile(DepthwiseTile& tile, const DepthwiseParams& prm, DType
     const int vec = 4 / static_cast<int>(dtype_size(dtype));
     const int64_t slabs = ceil_div(g.c, int64_t{channel_lanes} * vec);
     const std::vector<StagedCandidate> candidates =
-        staged_candidates(g, channel_lanes, slabs, kDepthwiseBlockRows, kDepthwiseBlockCols);
+        staged_candidates(g, channel_lanes, slabs, kDepthwiseBlockRows, kDepthwiseBlockCols, budget);
     if (candidates.empty()) return false;
     const int64_t target = int64_t{std::max(sm_count, 1)} * kStagedBlocksPerSm;
     const StagedCandidate& best = *least_reread_filling(candidates, target);

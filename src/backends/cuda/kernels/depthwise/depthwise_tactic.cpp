@@ -19,6 +19,8 @@
 // Configs 29-30: configs 27-28 with the tile copied by the tensor memory accelerator (NOTE [depthwise tma tile]; sm_90
 // and later). They ran behind the unverified gate on an H100 on 2026-12-07 (tests, memcheck and racecheck clean; 5x5
 // at batch 128 x0.82-0.94 in fp16 and fp32 against 06e36a6's build, d984028's trims included) before it came off.
+// Configs 31-32: configs 29-30 with tiles of up to kDepthwiseWideTileBudget (NOTE [depthwise wide tma tile]), behind
+// the unverified gate until they have run on a GPU.
 // detail() names the tile, so `strata profile` shows the choice.
 #include <fmt/format.h>
 
@@ -46,7 +48,8 @@ constexpr int kFirstBlocked = kFirstRegisterTaps + 3;
 constexpr int kFirstTwoChains = kFirstBlocked + 4;
 constexpr int kTwoChainsLanes[] = {32, 8};
 constexpr int kFirstTma = kFirstTwoChains + 2;
-constexpr int kNumConfigs = kFirstTma + 2;
+constexpr int kFirstWideTma = kFirstTma + 2;
+constexpr int kNumConfigs = kFirstWideTma + 2;
 
 DepthwiseParams depthwise_params(const StepDesc& desc) {
     DepthwiseParams prm;
@@ -63,8 +66,9 @@ bool depthwise_tile(const StepDesc& desc, const DepthwiseParams& prm, int config
     const int sms = desc.device && desc.device->sm_count > 0 ? desc.device->sm_count : 132;
     if (config >= kFirstTwoChains) {
         const int i = (config - kFirstTwoChains) % 2;
+        const size_t budget = config >= kFirstWideTma ? kDepthwiseWideTileBudget : kDepthwiseStagedTileBudget;
         if (!desc.outputs[0].channels_last() ||
-            !block_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kTwoChainsLanes[i], false))
+            !block_depthwise_tile(tile, prm, desc.outputs[0].dtype, sms, kTwoChainsLanes[i], false, budget))
             return false;
         tile.chains = 2;
         tile.tma = config >= kFirstTma;
@@ -106,6 +110,8 @@ std::string depthwise_can_implement(const StepDesc& desc, int config) {
     if (std::string p = conv_dtype_problem(desc); !p.empty()) return p;
     const DepthwiseParams prm = depthwise_params(desc);
     if (std::string p = depthwise_problem(prm.g); !p.empty()) return p;
+    if (config >= kFirstWideTma)
+        if (std::string p = unverified_tactic_problem(); !p.empty()) return p;
     if (config >= kFirstTma && desc.device && desc.device->compute_capability() < 90)
         return "the tensor memory accelerator needs sm_90 or later";
     if (config >= kFirstBlocked) {
@@ -136,7 +142,7 @@ std::string depthwise_config_name(int config) {
     if (config == 0) return "auto";
     if (config >= kFirstTwoChains)
         return fmt::format("staged blocked lanes{} two chains{}", kTwoChainsLanes[(config - kFirstTwoChains) % 2],
-                           config >= kFirstTma ? " tma" : "");
+                           config >= kFirstWideTma ? " tma wide tile" : config >= kFirstTma ? " tma" : "");
     if (config >= kFirstBlocked)
         return fmt::format("staged blocked lanes{}{}", kStagedLanes[config - kFirstBlocked],
                            kStagedPersistent[config - kFirstBlocked] ? " persistent" : "");
