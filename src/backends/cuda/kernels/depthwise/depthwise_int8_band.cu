@@ -72,25 +72,35 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(con
     const int64_t first = int64_t{blockIdx.x} * kDwInt8BandWarps + warp;
     if (first >= bg.warps) return;
     const int64_t plane_bytes = int64_t{g.h} * g.w, out_bytes = int64_t{g.p} * g.q;
+    const uint32_t sel = dw_int8_band_sel<K>(bg.off, lane);
+    int slot[WPL];
+    dw_int8_band_slots<WPL>(bg, g.w / 4, g.pad_h, lane, slot);
+    // Running pointers and channel: 64-bit products and a 64-bit remainder per plane were ~40 instructions.
+    const int8_t* x_next = prm.x + first * plane_bytes;
+    uint8_t* y_plane = static_cast<uint8_t*>(prm.y) + first * out_bytes;
+    const int64_t x_step = bg.warps * plane_bytes, y_step = bg.warps * out_bytes;
+    const int c_step = static_cast<int>(bg.warps % g.c);
+    int c = static_cast<int>(first % g.c);
     uint32_t words[WPL];
-    dw_int8_band_fetch<WPL>(prm.x + first * plane_bytes, bg, lane, words);
+    dw_int8_band_fetch<WPL>(x_next, bg, lane, words);
     for (int64_t plane = first; plane < bg.planes; plane += bg.warps) {
         __syncwarp();  // every lane has read the plane before (and the zeros are written) before the copy
-        dw_int8_band_put_plane<WPL>(smem_plane, bg, g.w / 4, g.pad_h, lane, words);
+        dw_int8_band_put_plane<WPL>(smem_plane, slot, words);
         __syncwarp();
-        if (plane + bg.warps < bg.planes)
-            dw_int8_band_fetch<WPL>(prm.x + (plane + bg.warps) * plane_bytes, bg, lane, words);
-        const int c = static_cast<int>(plane % g.c);
+        x_next += x_step;
+        if (plane + bg.warps < bg.planes) dw_int8_band_fetch<WPL>(x_next, bg, lane, words);
         uint32_t b[K];
         DW_INT8_UNROLL
-        for (int r = 0; r < K; ++r) b[r] = dw_int8_band_b<K>(prm.w, c, r, (g.c + 3) / 4, bg.off, lane);
+        for (int r = 0; r < K; ++r) b[r] = dw_int8_band_b<K>(prm.w, c, r, (g.c + 3) / 4, sel);
         const DwInt8Channel ep = dw_int8_channel(prm.chan, c);
         const int32_t bias = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
-        uint8_t* y_plane = static_cast<uint8_t*>(prm.y) + plane * out_bytes;
         if (g.q % 2 == 0)
             dw_int8_band_walk<K, true>(prm, bg, smem_plane, y_plane, b, bias, ep, lane);
         else
             dw_int8_band_walk<K, false>(prm, bg, smem_plane, y_plane, b, bias, ep, lane);
+        y_plane += y_step;
+        c += c_step;
+        if (c >= g.c) c -= g.c;
     }
 }
 
@@ -102,7 +112,8 @@ void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, con
     const int c = static_cast<int>(plane % g.c);
     uint32_t b[K][32][1];
     for (int lane = 0; lane < 32; ++lane)
-        for (int r = 0; r < K; ++r) b[r][lane][0] = dw_int8_band_b<K>(p.w, c, r, (g.c + 3) / 4, bg.off, lane);
+        for (int r = 0; r < K; ++r)
+            b[r][lane][0] = dw_int8_band_b<K>(p.w, c, r, (g.c + 3) / 4, dw_int8_band_sel<K>(bg.off, lane));
     const DwInt8Channel ep = dw_int8_channel(p.chan, c);
     const int32_t bias = p.bias_i32 ? p.bias_i32[c] : 0;
     uint8_t* y_plane = static_cast<uint8_t*>(p.y) + plane * int64_t{g.p} * g.q;
@@ -163,8 +174,10 @@ void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
             for (int64_t plane = warp; plane < bg.planes; plane += bg.warps) {
                 for (int lane = 0; lane < 32; ++lane) {
                     uint32_t words[WPL];
+                    int slot[WPL];
+                    dw_int8_band_slots<WPL>(bg, g.w / 4, g.pad_h, lane, slot);
                     dw_int8_band_fetch<WPL>(p.x + plane * int64_t{g.h} * g.w, bg, lane, words);
-                    dw_int8_band_put_plane<WPL>(smem.data(), bg, g.w / 4, g.pad_h, lane, words);
+                    dw_int8_band_put_plane<WPL>(smem.data(), slot, words);
                 }
                 band_plane_on_host<K>(p, bg, smem.data(), plane);
             }

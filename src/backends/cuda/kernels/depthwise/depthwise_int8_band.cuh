@@ -8,19 +8,25 @@
 
 namespace strata::cuda {
 
-/// Lane `lane`'s B register for kernel row r of channel c: B[k][n] = w[r][k - n - off] for its k = 4 * (lane % 4) + i
-/// (byte i) and n = lane / 4; byte 7 of the 8-byte kernel row (a zero tap for k <= 7) outside the band.
+/// Lane `lane`'s byte selector of its B registers: byte i picks tap k - n - off of the 8-byte kernel row, k = 4 *
+/// (lane % 4) + i, n = lane / 4, or byte 7 (a zero tap for k <= 7) outside the band. The same for every plane and
+/// kernel row: computed once per warp.
 template <int K>
-__host__ __device__ __forceinline__ uint32_t dw_int8_band_b(const int8_t* w, int c, int r, int c_words, int off,
-                                                            int lane) {
-    uint32_t lo, hi;
-    dw_int8_mma_kernel_row<K>(w, c, r, c_words, lo, hi);
+__host__ __device__ __forceinline__ uint32_t dw_int8_band_sel(int off, int lane) {
     uint32_t sel = 0;
     DW_INT8_UNROLL
     for (int i = 0; i < 4; ++i) {
         const int j = 4 * (lane % 4) + i - lane / 4 - off;
         sel |= static_cast<uint32_t>(j >= 0 && j < K ? j : 7) << (4 * i);
     }
+    return sel;
+}
+
+/// Lane `lane`'s B register for kernel row r of channel c: B[k][n] = w[r][k - n - off] (dw_int8_band_sel's `sel`).
+template <int K>
+__host__ __device__ __forceinline__ uint32_t dw_int8_band_b(const int8_t* w, int c, int r, int c_words, uint32_t sel) {
+    uint32_t lo, hi;
+    dw_int8_mma_kernel_row<K>(w, c, r, c_words, lo, hi);
     return dw_int8_prmt(lo, hi, sel);
 }
 
@@ -36,19 +42,26 @@ __host__ __device__ __forceinline__ void dw_int8_band_fetch(const int8_t* plane,
     }
 }
 
-/// The words of dw_int8_band_fetch into the padded plane in shared memory: input row r at plane row r + pad_h,
-/// input column c at byte c + kDwInt8BandMargin.
+/// Where lane `lane`'s words of dw_int8_band_fetch go in the padded plane (input row r at plane row r + pad_h, input
+/// column c at byte c + kDwInt8BandMargin), -1 past the plane: the same for every plane, computed once per warp (the
+/// division by W / 4 was ~5 instructions a word and plane).
 template <int WPL>
-__host__ __device__ __forceinline__ void dw_int8_band_put_plane(uint8_t* smem_plane, const DwInt8BandGeometry& bg,
-                                                                int w_words, int pad_h, int lane,
-                                                                const uint32_t (&words)[WPL]) {
+__host__ __device__ __forceinline__ void dw_int8_band_slots(const DwInt8BandGeometry& bg, int w_words, int pad_h,
+                                                            int lane, int (&slot)[WPL]) {
     DW_INT8_UNROLL
     for (int k = 0; k < WPL; ++k) {
-        const int wi = lane + 32 * k;
-        if (wi >= bg.data_words) break;
-        const int r = wi / w_words, u = wi - r * w_words;
-        dw_int8_store<uint32_t>(smem_plane + (r + pad_h) * bg.pitch + kDwInt8BandMargin + 4 * u, words[k]);
+        const int wi = lane + 32 * k, r = wi / w_words, u = wi - r * w_words;
+        slot[k] = wi < bg.data_words ? (r + pad_h) * bg.pitch + kDwInt8BandMargin + 4 * u : -1;
     }
+}
+
+/// The words of dw_int8_band_fetch into the padded plane in shared memory, at dw_int8_band_slots' offsets.
+template <int WPL>
+__host__ __device__ __forceinline__ void dw_int8_band_put_plane(uint8_t* smem_plane, const int (&slot)[WPL],
+                                                                const uint32_t (&words)[WPL]) {
+    DW_INT8_UNROLL
+    for (int k = 0; k < WPL; ++k)
+        if (slot[k] >= 0) dw_int8_store<uint32_t>(smem_plane + slot[k], words[k]);
 }
 
 /// Lane `lane`'s walk down the plane for one column tile: each next() gives the A registers of the next window row,

@@ -25,9 +25,11 @@
 // with the next plane's words loaded into registers while the current one is multiplied; no block-wide barrier.
 // Per output, counted before writing it: the epilogue (~5 instructions, NOTE [depthwise int8 arithmetic]'s), half a
 // pack and half a store, K mma and 2 loads a step of 4 outputs a lane: ~7.5 against ~20 for the fp16 blocked kernel.
-// The sm_90 SASS of the 5x5 kernel says otherwise: ~52 instructions a step (13 an output): 5 IMMA and 3 NOPs (the
-// chain), 2 LDS, the epilogue 24 (per pair: 2 I2FP, 2 FFMA, 4 FMNMX, 2 FADD, PRMT, STG), ~6 branching around the
-// stores of rows past the map, ~8 addresses and row tests, 3 moves of the bias into the accumulator quad. The
+// The sm_90 SASS of the 5x5 kernel says otherwise: ~52-60 instructions a step (13-15 an output): 5 IMMA and 3 NOPs
+// (the chain), 2 LDS, the epilogue 24 (per pair: 2 I2FP, 2 FFMA, 4 FMNMX, 2 FADD, PRMT, STG), ~6 branching around
+// the stores of rows past the map, ~8 addresses and row tests, 3 moves of the bias into the accumulator quad; and
+// per plane a prologue, trimmed by computing the B selector and the copy's shared offsets once per warp and walking
+// X, Y and the channel with running values (a 64-bit remainder and products per plane were ~40 instructions). The
 // epilogue is the floor: ~6 an int8 output, where fp16 pays ~1.5 (two outputs an instruction). Wasted slots: 16 * rs
 // rows and 8 * ceil(Q / 8) columns are computed (28x28: 77% used). So ~17 an output of a 28x28 map with the plane's
 // copy: below the fp16 kernel's ~20, not at the 0.6 of acceptance 4 by instruction count alone; whether the halved
