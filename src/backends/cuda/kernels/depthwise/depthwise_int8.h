@@ -246,7 +246,7 @@ struct DwInt8Tile {
     DwInt8Stage stage;  ///< staged through shared memory when stage.cl > 0 (fast shapes with dw_int8_stageable only)
     DwInt8Mma mma;      ///< the tensor-core kernel when mma.rs > 0 (fast is then the k x k stride-1 fast shape)
     DwInt8Diag diag;    ///< the channel-mma kernel when diag.rw > 0 (fast is then the 3x3 stride-1 fast shape)
-    DwInt8Band band;    ///< the NCHW band kernel when band.per_warp > 0 (fast is then the k x k stride-1 fast shape)
+    DwInt8Band band;    ///< the NCHW band kernel when band.per_warp > 0 (fast is then -1, rows 1: unused)
 
     DwInt8Tile() = default;
     DwInt8Tile(int fast_, int rows_, DwInt8Stage stage_ = {}, DwInt8Mma mma_ = {}, DwInt8Diag diag_ = {},

@@ -11,10 +11,10 @@ namespace strata::cuda {
 
 namespace {
 
-/// Calls f(integral_constant K, integral_constant WPL) for p's kernel size and the data words a lane copies.
+/// Calls f(integral_constant K, integral_constant WPL) for p's kernel size and the data words a lane copies (bg: p's
+/// band geometry, which the caller has already).
 template <class F>
-void dispatch_band(const DwInt8Params& p, F&& f) {
-    const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
+void dispatch_band(const DwInt8Params& p, const DwInt8BandGeometry& bg, F&& f) {
     auto words = [&](auto k) {
         if (bg.words_per_lane <= 8)
             f(k, std::integral_constant<int, 8>{});
@@ -152,7 +152,7 @@ void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, con
 
 void depthwise_int8_band_launch(const DwInt8Params& p, cudaStream_t stream) {
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
-    dispatch_band(p, [&](auto k, auto wpl) {
+    dispatch_band(p, bg, [&](auto k, auto wpl) {
         auto kernel = dw_int8_band_kernel<decltype(k)::value, decltype(wpl)::value>;
         if (bg.bytes > (size_t{48} << 10)) {
             STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -167,7 +167,7 @@ void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
     const ConvGeometry& g = p.g;
     std::vector<uint8_t> smem(bg.plane_bytes);
-    dispatch_band(p, [&](auto k, auto wpl) {
+    dispatch_band(p, bg, [&](auto k, auto wpl) {
         constexpr int K = decltype(k)::value, WPL = decltype(wpl)::value;
         for (int64_t warp = 0; warp < bg.warps; ++warp) {
             std::fill(smem.begin(), smem.end(), uint8_t{0});
