@@ -235,24 +235,13 @@ TEST(GpuDepthwise, TwoChainConfigsCompeteWithTheGateClosed) {
         EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
 }
 
-// Configs 29-30 (the tile copied by the tensor memory accelerator) ran on an H100 on 2026-12-07 and won the fp16 and
-// fp32 5x5 cases at batch 128: they are offered with the gate closed.
+// Configs 29-30 (the tile copied by the tensor memory accelerator) and 31-32 (its wide tiles) ran on an H100 on
+// 2026-12-07 and won 5x5 cases in fp16 and fp32: they are offered with the gate closed.
 TEST(GpuDepthwise, TmaConfigsCompeteWithTheGateClosed) {
     EnvSwitchScope closed("STRATA_UNVERIFIED_TACTICS", "0");
     const GpuConvCase cc = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
-    for (int config : {29, 30})
+    for (int config : {29, 30, 31, 32})
         EXPECT_EQ(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
-}
-
-// Configs 31-32 (the wide TMA tiles, NOTE [depthwise wide tma tile]) have not run on a GPU yet: with the gate closed
-// they refuse every case and say how to open it.
-TEST(GpuDepthwise, WideTmaConfigsWaitForTheUnverifiedGate) {
-    EnvSwitchScope closed("STRATA_UNVERIFIED_TACTICS", "0");
-    const GpuConvCase cc = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
-    for (int config : {31, 32})
-        EXPECT_NE(host_can_implement(cc, kTactic, DType::f16, Layout::nhwc, config).find("STRATA_UNVERIFIED_TACTICS"),
-                  std::string::npos)
-            << "config " << config;
 }
 
 // The wide budget (NOTE [depthwise wide tma tile]) on the host: 240x28 5x5 at batch 128 in fp16 with 32 channel lanes
@@ -303,7 +292,6 @@ TEST(GpuDepthwise, TileMapRefusesWhatTheTensorMapCannotDescribe) {
 // The blocked configs on the host: refused for what they are not compiled for (other activations, bf16, 7x7, NCHW)
 // with a reason, and taken otherwise.
 TEST(GpuDepthwise, BlockedConfigsRefuseWhatTheyAreNotCompiledFor) {
-    UnverifiedTacticsScope unverified;  // configs 31-32 are still gated
     const GpuConvCase relu6 = dw_case(8, 64, 28, 28, 5, 1, 2, UnaryKind::Relu6);
     for (int config : kBlockedConfigs) {
         EXPECT_EQ(host_can_implement(relu6, kTactic, DType::f16, Layout::nhwc, config), "") << "config " << config;
@@ -335,7 +323,6 @@ TEST(GpuDepthwise, ResidualIsAddedBeforeActivation) {
 // element instead of as dense vectors (NOTE [depthwise dense taps]).
 std::vector<uint8_t> run_with_weights_at(const ir::Graph& graph, const cuda::StepDesc& desc, int config,
                                          size_t weight_offset, uint64_t seed) {
-    UnverifiedTacticsScope unverified;
     const cuda::CudaTactic* tactic = cuda::CudaTacticRegistry::global().find(kTactic);
     STRATA_ASSERT(tactic != nullptr, "no tactic {}", kTactic);
     std::unique_ptr<cuda::CudaKernel> kernel = tactic->make(desc, config);

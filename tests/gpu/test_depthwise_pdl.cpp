@@ -35,7 +35,6 @@ TEST(GpuDepthwisePdl, ChainsGiveThePlainLaunchesBitForBit) {
         {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 28},  {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 30},
         {dw(2, 32, 20, 3), DType::f32, Layout::nhwc, 30},  {dw(4, 64, 28, 5), DType::f16, Layout::nhwc, 31},
     };
-    UnverifiedTacticsScope unverified;  // config 31 is still gated
     uint64_t seed = test_seed() + 7000;
     for (const PdlCase& pc : cases) {
         seed += 10;
