@@ -46,7 +46,12 @@ DwInt8BandGeometry depthwise_int8_band_geometry(const DwInt8Params& p) {
     const int per_warp = std::max(p.tile.band.per_warp, 1);
     bg.warps = ceil_div(bg.planes, per_warp);
     bg.blocks = ceil_div(bg.warps, kDwInt8BandWarps);
-    bg.bytes = static_cast<size_t>(kDwInt8BandWarps) * bg.plane_bytes;
+    bg.out_offset = static_cast<int>(ceil_div(bg.plane_bytes, 16) * 16);
+    bg.out_bytes = g.p * g.q;
+    bg.out_vec = bg.out_bytes % 16 == 0 && aligned(p.y, 16) ? 16 : bg.out_bytes % 4 == 0 && aligned(p.y, 4) ? 4 : 1;
+    // All 16 rs rows of the walk: rows past P are stored there too (no test a step) and never copied out.
+    bg.warp_bytes = bg.out_offset + static_cast<int>(ceil_div(int64_t{16} * bg.rs * g.q, 16) * 16);
+    bg.bytes = static_cast<size_t>(kDwInt8BandWarps) * bg.warp_bytes;
     return bg;
 }
 
@@ -64,7 +69,7 @@ std::string depthwise_int8_band_problem(const DwInt8Params& p) {
     if (int64_t{g.h} * g.w > int64_t{kDwInt8BandMaxWords} * 32 * 4)
         return fmt::format("band tiles hold planes of up to {} bytes, H x W is {}", kDwInt8BandMaxWords * 128,
                            int64_t{g.h} * g.w);
-    if (!aligned(p.x, 4) || !aligned(p.w, 4) || !aligned(p.y, 2)) return "band tiles need x and w 4-byte aligned, y 2";
+    if (!aligned(p.x, 4) || !aligned(p.w, 4)) return "band tiles need x and w 4-byte aligned";
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
     if (bg.blocks >= (int64_t{1} << 31)) return fmt::format("too many band blocks ({})", bg.blocks);
     if (bg.bytes > size_t{227} << 10) return fmt::format("a band block needs {} bytes of shared memory", bg.bytes);

@@ -32,14 +32,16 @@ void dispatch_band(const DwInt8Params& p, const DwInt8BandGeometry& bg, F&& f) {
 /// register pairs whose slots are compile-time: the steps go K at a time, step s + j reading kernel row r from slot
 /// (j + r) % K and loading its last into slot (j + K - 1) % K, so no register is copied (a rolled array was: ~12
 /// moves a step in the sm_90 SASS, IMMA's A operand being a register pair).
-template <int K, bool kEvenQ>
+template <int K, DwInt8BandCols kCols>
 __device__ __forceinline__ void dw_int8_band_walk(const DwInt8Params& prm, const DwInt8BandGeometry& bg,
-                                                  const uint8_t* smem_plane, uint8_t* y_plane, const uint32_t (&b)[K],
+                                                  const uint8_t* smem_plane, uint8_t* smem_out, const uint32_t (&b)[K],
                                                   int32_t bias, const DwInt8Channel& ep, int lane) {
+    // ptxas copies the bias into the accumulators every step (4 moves; four registers it cannot tell equal, or an
+    // asm mov each, still left 3-4: it gives the first mma's C and D the same quad).
     const int32_t start[4] = {bias, bias, bias, bias};
     for (int qt = 0; qt < bg.col_tiles; ++qt) {
         DwInt8BandRows rows(smem_plane, bg, bg.rs * (lane / 4), bg.col0 + 8 * qt, lane);
-        DwInt8BandOut<kEvenQ> out(y_plane, prm.g, bg, qt, lane);
+        DwInt8BandOut<kCols> out(smem_out, prm.g, bg, qt, lane);
         uint32_t a[K][2];
         DW_INT8_UNROLL
         for (int r = 0; r + 1 < K; ++r) rows.next(a[r]);
@@ -59,14 +61,16 @@ __device__ __forceinline__ void dw_int8_band_walk(const DwInt8Params& prm, const
 }
 
 /// NOTE [depthwise int8 nchw band]: warp w of the grid multiplies planes w, w + warps, ... (per_warp of them), each
-/// copied into the warp's padded plane from registers loaded while the plane before was multiplied.
+/// copied into the warp's padded plane from registers loaded while the plane before was multiplied, its outputs
+/// gathered in the warp's output plane and stored whole.
 template <int K, int WPL>
 __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(const DwInt8Params prm,
                                                                              const DwInt8BandGeometry bg) {
     extern __shared__ __align__(16) uint8_t dw_int8_band_smem[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const ConvGeometry& g = prm.g;
-    uint8_t* smem_plane = dw_int8_band_smem + warp * bg.plane_bytes;
+    uint8_t* smem_plane = dw_int8_band_smem + warp * bg.warp_bytes;
+    uint8_t* smem_out = smem_plane + bg.out_offset;
     // The margins and the rows above and below stay zero for every plane: written once.
     for (int i = lane; i < bg.plane_bytes / 4; i += 32) dw_int8_store<uint32_t>(smem_plane + 4 * i, 0u);
     const int64_t first = int64_t{blockIdx.x} * kDwInt8BandWarps + warp;
@@ -84,7 +88,8 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(con
     uint32_t words[WPL];
     dw_int8_band_fetch<WPL>(x_next, bg, lane, words);
     for (int64_t plane = first; plane < bg.planes; plane += bg.warps) {
-        __syncwarp();  // every lane has read the plane before (and the zeros are written) before the copy
+        // Every lane has read the plane before, and stored its outputs, (and the zeros are written) before the copy.
+        __syncwarp();
         dw_int8_band_put_plane<WPL>(smem_plane, slot, words);
         __syncwarp();
         x_next += x_step;
@@ -94,10 +99,19 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(con
         for (int r = 0; r < K; ++r) b[r] = dw_int8_band_b<K>(prm.w, c, r, (g.c + 3) / 4, sel);
         const DwInt8Channel ep = dw_int8_channel(prm.chan, c);
         const int32_t bias = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
-        if (g.q % 2 == 0)
-            dw_int8_band_walk<K, true>(prm, bg, smem_plane, y_plane, b, bias, ep, lane);
-        else
-            dw_int8_band_walk<K, false>(prm, bg, smem_plane, y_plane, b, bias, ep, lane);
+        switch (dw_int8_band_cols(g.q)) {
+            case DwInt8BandCols::whole:
+                dw_int8_band_walk<K, DwInt8BandCols::whole>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
+                break;
+            case DwInt8BandCols::even:
+                dw_int8_band_walk<K, DwInt8BandCols::even>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
+                break;
+            case DwInt8BandCols::odd:
+                dw_int8_band_walk<K, DwInt8BandCols::odd>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
+                break;
+        }
+        __syncwarp();  // the whole output plane is in shared memory
+        dw_int8_band_copy_out(smem_out, y_plane, bg, lane);
         y_plane += y_step;
         c += c_step;
         if (c >= g.c) c -= g.c;
@@ -105,9 +119,9 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(con
 }
 
 /// One plane on the host, warp-wide: the same ring of A registers, the mma emulated, the same stores.
-template <int K>
+template <int K, DwInt8BandCols kCols>
 void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, const uint8_t* smem_plane,
-                        int64_t plane) {
+                        uint8_t* smem_out, int64_t plane) {
     const ConvGeometry& g = p.g;
     const int c = static_cast<int>(plane % g.c);
     uint32_t b[K][32][1];
@@ -119,12 +133,10 @@ void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, con
     uint8_t* y_plane = static_cast<uint8_t*>(p.y) + plane * int64_t{g.p} * g.q;
     for (int qt = 0; qt < bg.col_tiles; ++qt) {
         std::vector<DwInt8BandRows> rows;
-        std::vector<DwInt8BandOut<true>> even;
-        std::vector<DwInt8BandOut<false>> odd;
+        std::vector<DwInt8BandOut<kCols>> out;
         for (int lane = 0; lane < 32; ++lane) {
             rows.emplace_back(smem_plane, bg, bg.rs * (lane / 4), bg.col0 + 8 * qt, lane);
-            even.emplace_back(y_plane, g, bg, qt, lane);
-            odd.emplace_back(y_plane, g, bg, qt, lane);
+            out.emplace_back(smem_out, g, bg, qt, lane);
         }
         uint32_t a[K][32][2];
         for (int lane = 0; lane < 32; ++lane)
@@ -137,15 +149,11 @@ void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, con
                     std::fill(std::begin(acc[lane]), std::end(acc[lane]), bias);
                 }
                 for (int r = 0; r < K; ++r) dw_int8_mma_emulate<16>(a[(j + r) % K], b[r], acc);
-                for (int lane = 0; lane < 32; ++lane) {
-                    if (g.q % 2 == 0)
-                        even[lane].put(acc[lane], ep);
-                    else
-                        odd[lane].put(acc[lane], ep);
-                }
+                for (int lane = 0; lane < 32; ++lane) out[lane].put(acc[lane], ep);
             }
         }
     }
+    for (int lane = 0; lane < 32; ++lane) dw_int8_band_copy_out(smem_out, y_plane, bg, lane);
 }
 
 }  // namespace
@@ -166,7 +174,7 @@ void depthwise_int8_band_launch(const DwInt8Params& p, cudaStream_t stream) {
 void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
     const ConvGeometry& g = p.g;
-    std::vector<uint8_t> smem(bg.plane_bytes);
+    std::vector<uint8_t> smem(bg.warp_bytes);
     dispatch_band(p, bg, [&](auto k, auto wpl) {
         constexpr int K = decltype(k)::value, WPL = decltype(wpl)::value;
         for (int64_t warp = 0; warp < bg.warps; ++warp) {
@@ -179,7 +187,20 @@ void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
                     dw_int8_band_fetch<WPL>(p.x + plane * int64_t{g.h} * g.w, bg, lane, words);
                     dw_int8_band_put_plane<WPL>(smem.data(), slot, words);
                 }
-                band_plane_on_host<K>(p, bg, smem.data(), plane);
+                // The GPU's output plane holds whatever was there: a byte the walk did not store shows here too.
+                std::fill(smem.begin() + bg.out_offset, smem.end(), uint8_t{0xa5});
+                uint8_t* smem_out = smem.data() + bg.out_offset;
+                switch (dw_int8_band_cols(g.q)) {
+                    case DwInt8BandCols::whole:
+                        band_plane_on_host<K, DwInt8BandCols::whole>(p, bg, smem.data(), smem_out, plane);
+                        break;
+                    case DwInt8BandCols::even:
+                        band_plane_on_host<K, DwInt8BandCols::even>(p, bg, smem.data(), smem_out, plane);
+                        break;
+                    case DwInt8BandCols::odd:
+                        band_plane_on_host<K, DwInt8BandCols::odd>(p, bg, smem.data(), smem_out, plane);
+                        break;
+                }
             }
         }
     });

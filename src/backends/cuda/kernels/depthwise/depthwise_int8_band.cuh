@@ -89,11 +89,19 @@ __host__ __device__ __forceinline__ uint32_t dw_int8_band_pair(int32_t v0, int32
     return dw_int8_prmt(dw_int8_bits(dw_int8_value(v0, ep)), dw_int8_bits(dw_int8_value(v1, ep)), 0x0040u);
 }
 
+/// How the column tiles meet the map's width Q: every tile whole (Q % 8 == 0: no column test), Q even (a lane's pair is
+/// in the map or out of it whole) or Q odd (a pair may have its first column only).
+enum class DwInt8BandCols { whole, even, odd };
+
+__host__ __device__ __forceinline__ DwInt8BandCols dw_int8_band_cols(int q) {
+    return q % 8 == 0 ? DwInt8BandCols::whole : q % 2 == 0 ? DwInt8BandCols::even : DwInt8BandCols::odd;
+}
+
 /// A lane's pair at `at` (columns x and x + 1, x inside the map): one 2-byte store where Q is even (x is then even
 /// and x + 1 < Q), bytes otherwise.
-template <bool kEvenQ>
+template <DwInt8BandCols kCols>
 __host__ __device__ __forceinline__ void dw_int8_band_store(uint8_t* at, bool col1_ok, uint32_t pair) {
-    if constexpr (kEvenQ) {
+    if constexpr (kCols != DwInt8BandCols::odd) {
         dw_int8_store<uint16_t>(at, static_cast<uint16_t>(pair));
     } else {
         at[0] = static_cast<uint8_t>(pair);
@@ -101,30 +109,50 @@ __host__ __device__ __forceinline__ void dw_int8_band_store(uint8_t* at, bool co
     }
 }
 
-/// Where a lane's outputs of column tile qt go, step after step: c[0], c[1] at output row rs * (lane / 4) + s, columns
-/// 8 qt + 2 (lane % 4) and + 1; c[2], c[3] 8 rs rows further. put() stores step s's and moves to step s + 1 (one row
-/// down): a pointer and two row counts, the column tests once per tile.
-template <bool kEvenQ>
+/// Where a lane's outputs of column tile qt go in the warp's output plane (P x Q bytes in shared memory), step after
+/// step: c[0], c[1] at output row rs * (lane / 4) + s, columns 8 qt + 2 (lane % 4) and + 1; c[2], c[3] 8 rs rows
+/// further. put() stores step s's and moves to step s + 1 (one row down): a pointer and two row counts, the column
+/// tests once per tile. Columns past the map are not stored; rows past it go to the plane's 16 rs - P spare rows,
+/// which are never copied out (a row test a step, with the branches around it, was ~8 SASS instructions), and where
+/// every tile is whole nothing is tested (the column test put a branch around the epilogue: 3 instructions a step).
+template <DwInt8BandCols kCols>
 struct DwInt8BandOut {
     uint8_t* at;
     int far, q;
-    int left0, left1;  ///< output rows left below each of the lane's two rows (the store is in the map while > 0)
     bool col_ok, col1_ok;
 
-    __host__ __device__ __forceinline__ DwInt8BandOut(uint8_t* y_plane, const ConvGeometry& g,
+    __host__ __device__ __forceinline__ DwInt8BandOut(uint8_t* out_plane, const ConvGeometry& g,
                                                       const DwInt8BandGeometry& bg, int qt, int lane) {
         const int x = 8 * qt + 2 * (lane % 4), y = bg.rs * (lane / 4);
-        at = y_plane + y * g.q + x;
+        at = out_plane + y * g.q + x;
         far = 8 * bg.rs * g.q, q = g.q;
-        left0 = g.p - y, left1 = g.p - y - 8 * bg.rs;
         col_ok = x < g.q, col1_ok = x + 1 < g.q;
     }
 
     __host__ __device__ __forceinline__ void put(const int32_t (&c)[4], const DwInt8Channel& ep) {
-        if (col_ok && left0 > 0) dw_int8_band_store<kEvenQ>(at, col1_ok, dw_int8_band_pair(c[0], c[1], ep));
-        if (col_ok && left1 > 0) dw_int8_band_store<kEvenQ>(at + far, col1_ok, dw_int8_band_pair(c[2], c[3], ep));
-        at += q, --left0, --left1;
+        const uint32_t near_pair = dw_int8_band_pair(c[0], c[1], ep), far_pair = dw_int8_band_pair(c[2], c[3], ep);
+        if (kCols == DwInt8BandCols::whole || col_ok) {
+            dw_int8_band_store<kCols>(at, col1_ok, near_pair);
+            dw_int8_band_store<kCols>(at + far, col1_ok, far_pair);
+        }
+        at += q;
     }
 };
+
+/// Lane `lane`'s share of storing the warp's output plane (bg.out_bytes in shared memory) to Y: out_vec bytes at a
+/// time, lane after lane, so that a warp's store is 512 contiguous bytes (out_vec 16). The mma's own layout would store
+/// 8 rows x 8 bytes an instruction, 8 sectors a quarter full (NOTE [depthwise int8 nchw band]).
+__host__ __device__ __forceinline__ void dw_int8_band_copy_out(const uint8_t* out_plane, uint8_t* y_plane,
+                                                               const DwInt8BandGeometry& bg, int lane) {
+    if (bg.out_vec == 16) {
+        for (int i = 16 * lane; i < bg.out_bytes; i += 16 * 32)
+            dw_int8_store<uint4>(y_plane + i, dw_int8_load<uint4>(out_plane + i));
+    } else if (bg.out_vec == 4) {
+        for (int i = 4 * lane; i < bg.out_bytes; i += 4 * 32)
+            dw_int8_store<uint32_t>(y_plane + i, dw_int8_load<uint32_t>(out_plane + i));
+    } else {
+        for (int i = lane; i < bg.out_bytes; i += 32) y_plane[i] = out_plane[i];
+    }
+}
 
 }  // namespace strata::cuda

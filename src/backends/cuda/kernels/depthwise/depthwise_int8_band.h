@@ -14,7 +14,11 @@
 //   D[m][n] += sum_k A[m][k] B[k][n] = sum_j input(y_m + r - pad_h, x0 + n - pad_w + j) w[r][j]
 // so K mma make the 128 outputs, with exact int32 accumulators that start from the bias. A lane's A registers are
 // 4-byte shared loads of plane rows (4 consecutive columns), its B register is three byte permutes of the kernel row
-// once per plane, and its D registers are two pairs of adjacent output columns, stored as 2-byte words straight to Y.
+// once per plane, and its D registers are two pairs of adjacent output columns, stored as 2-byte words into the
+// warp's output plane in shared memory, which the warp then stores to Y in 16-byte words (the first version stored the
+// 2-byte words straight to Y: each store instruction wrote 8 rows x 8 bytes, 8 sectors a quarter full, and on an H100
+// on 2026-12-07 the kernel took 149 us for 144x56k3s1 b128, where the NHWC kernels took 62.6 and fp16 82.1; the
+// quarter-full sectors were the first suspect, not measured).
 // The plane sits in shared memory padded: input column c at byte c + 4 of its row (4 bytes of zero margin, so that
 // a window may start left of column 0 at an aligned address; `off` = (4 - pad_w) % 4 moves the band instead), zero
 // columns to the right, and zero rows above and below, set once per warp: per plane only the H * W data bytes are
@@ -65,10 +69,14 @@ struct DwInt8BandGeometry {
     int words_per_lane = 0;  ///< ceil(data_words / 32)
     int off = 0;          ///< (margin - pad_w) % 4: the band's shift (NOTE [depthwise int8 nchw band])
     int col0 = 0;         ///< byte of the window of output column 0: margin - pad_w - off (a multiple of 4)
+    int out_offset = 0;   ///< where a warp's output plane starts in its shared memory: plane_bytes rounded up to 16
+    int out_bytes = 0;    ///< P * Q: the output plane, staged in shared memory (16 rs rows of Q) and stored whole
+    int out_vec = 1;      ///< bytes a lane stores at once in the copy-out: 16, 4 or 1 (out_bytes' and Y's alignment)
+    int warp_bytes = 0;   ///< shared memory per warp: the input plane, then the output plane (a multiple of 16)
     int64_t planes = 0;   ///< N * C
     int64_t warps = 0;    ///< ceil(planes / per_warp)
     int64_t blocks = 0;   ///< ceil(warps / kDwInt8BandWarps)
-    size_t bytes = 0;     ///< shared memory per block: one plane per warp
+    size_t bytes = 0;     ///< shared memory per block: warp_bytes per warp
 };
 
 /// p.tile's band sizes (p.tile.band.per_warp > 0; no other checks).
