@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/cuda/kernels/depthwise/depthwise_int8_band.h"
+#include "core/check.h"
 #include "depthwise_int8_cases.h"
 
 namespace strata::test {
@@ -27,8 +28,9 @@ DwInt8Params band_params(const DwCase& cs, int per_warp) {
 }
 
 /// A stride-1 case the band tiles take: k 3 or 5, any C, W a multiple of 4, planes up to 4096 bytes, random pads
-/// (up to k - 1 each side), biases, activations, int8 out.
-DwCase band_case(std::mt19937_64& rng, int k) {
+/// (up to k - 1 each side), biases, activations, int8 out; the right pad and W moved until Q meets the column tiles as
+/// `cols` says (the kernel has a variant for each).
+DwCase band_case(std::mt19937_64& rng, int k, cuda::DwInt8BandCols cols) {
     DwCase cs;
     DwInt8RefProblem& pr = cs.pr;
     pr.n = range(rng, 1, 3);
@@ -38,12 +40,22 @@ DwCase band_case(std::mt19937_64& rng, int k) {
     pr.pad_left = range(rng, 0, k - 1), pr.pad_right = range(rng, 0, k - 1);
     pr.w = 4 * range(rng, 1, rng() % 2 ? 6 : 16);
     pr.h = range(rng, 1, std::min(64, 4096 / pr.w));
-    while (pr.p() < 1) ++pr.h;
     while (pr.q() < 1) pr.w += 4;
+    // Q = W + pads - k + 1: the right pad (0 .. k - 1) and W or W + 4 reach every Q % 8.
+    const int w0 = pr.w;
+    for (int tries = 0; cuda::dw_int8_band_cols(pr.q()) != cols; ++tries) {
+        STRATA_ASSERT(tries < 2 * k, "no right pad and W give column case {}", static_cast<int>(cols));
+        pr.pad_right = tries % k, pr.w = w0 + 4 * (tries / k);
+    }
+    pr.h = std::min(pr.h, 4096 / pr.w);
+    while (pr.p() < 1) ++pr.h;
     fill_case(rng, cs, false, rng() % 5 == 0);
     cs.nchw = true;
     return cs;
 }
+
+constexpr cuda::DwInt8BandCols kBandCols[] = {cuda::DwInt8BandCols::whole, cuda::DwInt8BandCols::even,
+                                               cuda::DwInt8BandCols::odd};
 
 TEST(DepthwiseInt8Host, BandTilesMatchReferenceExactly) {
     const uint64_t seed = test_seed();
@@ -51,7 +63,7 @@ TEST(DepthwiseInt8Host, BandTilesMatchReferenceExactly) {
     for (int k : {3, 5})
         for (int per_warp : cuda::kDwInt8BandPerWarp)
             for (int rep = 0; rep < 3; ++rep) {
-                const DwCase cs = band_case(rng, k);
+                const DwCase cs = band_case(rng, k, kBandCols[rep % 3]);
                 ASSERT_EQ(run_host(cs, band_tile(per_warp)), "")
                     << "band, " << per_warp << " planes a warp: " << cs.str() << " (seed " << seed << ")";
             }
@@ -65,7 +77,7 @@ TEST(GpuDepthwiseInt8, BandKernelsMatchReferenceExactly) {
     for (int k : {3, 5})
         for (int per_warp : cuda::kDwInt8BandPerWarp)
             for (int rep = 0; rep < 6; ++rep) {
-                const DwCase cs = band_case(rng, k);
+                const DwCase cs = band_case(rng, k, kBandCols[rep % 3]);
                 std::string described;
                 EXPECT_EQ(run_gpu(cs, band_tile(per_warp), &described), "") << described << ": " << cs.str();
             }

@@ -89,14 +89,6 @@ __host__ __device__ __forceinline__ uint32_t dw_int8_band_pair(int32_t v0, int32
     return dw_int8_prmt(dw_int8_bits(dw_int8_value(v0, ep)), dw_int8_bits(dw_int8_value(v1, ep)), 0x0040u);
 }
 
-/// How the column tiles meet the map's width Q: every tile whole (Q % 8 == 0: no column test), Q even (a lane's pair is
-/// in the map or out of it whole) or Q odd (a pair may have its first column only).
-enum class DwInt8BandCols { whole, even, odd };
-
-__host__ __device__ __forceinline__ DwInt8BandCols dw_int8_band_cols(int q) {
-    return q % 8 == 0 ? DwInt8BandCols::whole : q % 2 == 0 ? DwInt8BandCols::even : DwInt8BandCols::odd;
-}
-
 /// A lane's pair at `at` (columns x and x + 1, x inside the map): one 2-byte store where Q is even (x is then even
 /// and x + 1 < Q), bytes otherwise.
 template <DwInt8BandCols kCols>

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/kernels/common/fast_divmod.h"  // STRATA_HOST_DEVICE
 #include "backends/cuda/kernels/depthwise/depthwise_int8.h"
 
 namespace strata::cuda {
@@ -57,6 +58,15 @@ inline constexpr int kDwInt8BandWarps = 4;       ///< warps per block (independe
 inline constexpr int kDwInt8BandMargin = 4;      ///< input column c lies at byte c + 4 of a plane row
 inline constexpr int kDwInt8BandMaxWords = 32;   ///< data words a lane copies per plane: H * W <= 32 * 32 * 4
 inline constexpr int kDwInt8BandPerWarp[] = {1, 2, 4, 8};  ///< the planes-per-warp the tile list offers
+
+/// How the 8-column tiles meet the map's width Q: every tile whole (Q % 8 == 0: no column test), Q even (a lane's pair
+/// of columns is in the map or out of it whole) or Q odd (a pair may have its first column only). The kernel has a
+/// walk for each.
+enum class DwInt8BandCols { whole, even, odd };
+
+STRATA_HOST_DEVICE inline DwInt8BandCols dw_int8_band_cols(int q) {
+    return q % 8 == 0 ? DwInt8BandCols::whole : q % 2 == 0 ? DwInt8BandCols::even : DwInt8BandCols::odd;
+}
 
 /// What a band tile implies, on the host; the kernel gets it by value.
 struct DwInt8BandGeometry {
