@@ -15,10 +15,10 @@
 // so K mma make the 128 outputs, with exact int32 accumulators that start from the bias. A lane's A registers are
 // 4-byte shared loads of plane rows (4 consecutive columns), its B register is three byte permutes of the kernel row
 // once per plane, and its D registers are two pairs of adjacent output columns, stored as 2-byte words into the
-// warp's output plane in shared memory, which the warp then stores to Y in 16-byte words (the first version stored the
-// 2-byte words straight to Y: each store instruction wrote 8 rows x 8 bytes, 8 sectors a quarter full, and on an H100
-// on 2026-12-07 the kernel took 149 us for 144x56k3s1 b128, where the NHWC kernels took 62.6 and fp16 82.1; the
-// quarter-full sectors were the first suspect, not measured).
+// warp's output plane in shared memory (16 * rs rows of Q bytes: rows past P go to the spare rows, never copied), which
+// the warp then stores to Y in 16-byte words. The first version stored the 2-byte words straight to Y: each store
+// instruction wrote 8 rows x 8 bytes, 8 sectors a quarter full; on an H100 on 2026-12-07 it took 149 us for 144x56k3s1
+// b128 (the NHWC int8 tiles 62.6, fp16 82.1), the staged output 87 us.
 // The plane sits in shared memory padded: input column c at byte c + 4 of its row (4 bytes of zero margin, so that
 // a window may start left of column 0 at an aligned address; `off` = (4 - pad_w) % 4 moves the band instead), zero
 // columns to the right, and zero rows above and below, set once per warp: per plane only the H * W data bytes are
@@ -27,19 +27,18 @@
 // loads only the new kernel row's two A words and issues K mma (the rolling rows of SEEDS.md section 5).
 // Each warp owns whole planes (channel c of image n, contiguous bytes in NCHW), per_warp of them one after another,
 // with the next plane's words loaded into registers while the current one is multiplied; no block-wide barrier.
-// Per output, counted before writing it: the epilogue (~5 instructions, NOTE [depthwise int8 arithmetic]'s), half a
-// pack and half a store, K mma and 2 loads a step of 4 outputs a lane: ~7.5 against ~20 for the fp16 blocked kernel.
-// The sm_90 SASS of the 5x5 kernel says otherwise: ~52-60 instructions a step (13-15 an output): 5 IMMA and 3 NOPs
-// (the chain), 2 LDS, the epilogue 24 (per pair: 2 I2FP, 2 FFMA, 4 FMNMX, 2 FADD, PRMT, STG), ~6 branching around
-// the stores of rows past the map, ~8 addresses and row tests, 3 moves of the bias into the accumulator quad; and
-// per plane a prologue, trimmed by computing the B selector and the copy's shared offsets once per warp and walking
-// X, Y and the channel with running values (a 64-bit remainder and products per plane were ~40 instructions). The
-// epilogue is the floor: ~6 an int8 output, where fp16 pays ~1.5 (two outputs an instruction). Wasted slots: 16 * rs
-// rows and 8 * ceil(Q / 8) columns are computed (28x28: 77% used). So ~17 an output of a 28x28 map with the plane's
-// copy: below the fp16 kernel's ~20, not at the 0.6 of acceptance 4 by instruction count alone; whether the halved
-// bytes make up the rest only a GPU can say.
-// v1 limits: k 3 or 5, stride 1, no dilation, int8 output, W % 4 == 0, H * W <= 4096 (maps of 28 and 56; 14 and 7
-// need an unaligned copy, 112 a plane split into bands of rows). Written 2026-12-07; not yet run on a GPU.
+// Cost, measured: Nsight Compute on the staged-output version (144x56k3s1 b128, H100, 2026-12-07) counted 46.8 M warp
+// instructions, ~26 an output, issued at 56% of the peak with 3.4 warps a scheduler (128 registers: the fetch's 32
+// words and their 32 shared offsets), "stall wait" the largest reason: issue-bound, where the count before writing it
+// had said ~7.5 an output and the SASS 13-15. A step of 4 outputs a lane is ~42-47 SASS instructions since the row
+// tests went (the spare rows) and the column test with them where Q % 8 == 0 (DwInt8BandCols::whole): 22-24 of
+// epilogue (per pair: 2 I2FP, 2 FFMA, 4 FMNMX, 2 FADD, PRMT, STS), K IMMA with NOPs between, 2 LDS, 3-4 moves of the
+// bias into the accumulator quad (ptxas gives the first mma's C and D one quad), addresses and the loop; per plane the
+// copy in (~270 instructions for a 56 map, each word tested and stored at its own offset), per column tile a prologue
+// over only rs steps. The epilogue is the floor: ~6 an int8 output, where fp16 pays ~1.5 (two outputs an
+// instruction). Wasted slots: 16 * rs rows and 8 * ceil(Q / 8) columns are computed (28x28: 77% used).
+// Limits: k 3 or 5, stride 1, no dilation, int8 output, W % 4 == 0, H * W <= 4096 (maps of 28 and 56; 14 and 7
+// need an unaligned copy, 112 a plane split into bands of rows).
 #pragma once
 
 #include <cuda_runtime_api.h>
