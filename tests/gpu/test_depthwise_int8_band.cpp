@@ -4,6 +4,7 @@
 // refusals. The reference is NHWC: the cases' nchw flag has depthwise_int8_cases.h transpose in and out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,7 +28,8 @@ DwInt8Params band_params(const DwCase& cs, int per_warp) {
     return p;
 }
 
-/// A stride-1 case the band tiles take: k 3 or 5, any C, W a multiple of 4, planes up to 4096 bytes, random pads
+/// A stride-1 case the band tiles take: k 3 or 5, any C, W a multiple of 4 (up to 72), planes up to 4096 bytes copied in
+/// up to 32 passes, random pads
 /// (up to k - 1 each side), biases, activations, int8 out; the right pad and W moved until Q meets the column tiles as
 /// `cols` says (the kernel has a variant for each).
 DwCase band_case(std::mt19937_64& rng, int k, cuda::DwInt8BandCols cols) {
@@ -41,13 +43,14 @@ DwCase band_case(std::mt19937_64& rng, int k, cuda::DwInt8BandCols cols) {
     pr.w = 4 * range(rng, 1, rng() % 2 ? 6 : 16);
     pr.h = range(rng, 1, std::min(64, 4096 / pr.w));
     while (pr.q() < 1) pr.w += 4;
-    // Q = W + pads - k + 1: the right pad (0 .. k - 1) and W or W + 4 reach every Q % 8.
+    // Q = W + pads - k + 1: the right pad (0 .. k - 1) and W, W + 4, W + 8 reach every Q % 8 with Q >= 1.
     const int w0 = pr.w;
-    for (int tries = 0; cuda::dw_int8_band_cols(pr.q()) != cols; ++tries) {
-        STRATA_ASSERT(tries < 2 * k, "no right pad and W give column case {}", static_cast<int>(cols));
+    for (int tries = 0; pr.q() < 1 || cuda::dw_int8_band_cols(pr.q()) != cols; ++tries) {
+        STRATA_ASSERT(tries < 3 * k, "no right pad and W give column case {}", static_cast<int>(cols));
         pr.pad_right = tries % k, pr.w = w0 + 4 * (tries / k);
     }
-    pr.h = std::min(pr.h, 4096 / pr.w);
+    // Planes of up to 4096 bytes that a warp copies in up to 32 passes of 32 / (W / 4) rows.
+    pr.h = std::min({pr.h, 4096 / pr.w, 32 * std::max(1, 32 / (pr.w / 4))});
     while (pr.p() < 1) ++pr.h;
     fill_case(rng, cs, false, rng() % 5 == 0);
     cs.nchw = true;
@@ -128,6 +131,12 @@ TEST(DepthwiseInt8Host, BandTilesRefuseWhatTheyCannotRun) {
     DwCase big = layer_case(rng, 1, 16, 112, 3, 1, false);
     EXPECT_NE(problem(band_params(big, 1)).find("planes of up to"), std::string::npos);
     EXPECT_TRUE(cuda::depthwise_int8_tiles(band_params(big, 1)).empty());
+    DwCase wide = layer_case(rng, 1, 16, 28, 3, 1, false);  // 8 rows of 132 bytes: one row is more than a warp's pass
+    wide.pr.h = 8, wide.pr.w = 132;
+    EXPECT_NE(problem(band_params(wide, 1)).find("rows of up to 128 bytes"), std::string::npos);
+    DwCase tall = layer_case(rng, 1, 16, 28, 3, 1, false);  // 60 rows of 68 bytes (4080): a row a pass, 60 passes
+    tall.pr.h = 60, tall.pr.w = 68;
+    EXPECT_NE(problem(band_params(tall, 1)).find("needs 60"), std::string::npos);
     EXPECT_EQ(cuda::depthwise_int8_select(band_params(big, 1), 132).band.per_warp, 0);
     EXPECT_GT(cuda::depthwise_int8_select(band_params(cs, 1), 132).band.per_warp, 0);
 }

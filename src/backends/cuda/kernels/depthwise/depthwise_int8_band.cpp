@@ -40,8 +40,8 @@ DwInt8BandGeometry depthwise_int8_band_geometry(const DwInt8Params& p) {
     const int min_bytes = std::max(bg.col0 + 8 * (bg.col_tiles - 1) + 16, kDwInt8BandMargin + g.w);
     bg.pitch = 4 * band_pitch_words((min_bytes + 3) / 4, bg.rs);
     bg.plane_bytes = bg.rows * bg.pitch;
-    bg.data_words = g.h * g.w / 4;
-    bg.words_per_lane = static_cast<int>(ceil_div(bg.data_words, 32));
+    bg.copy_rows = std::max(32 / std::max(g.w / 4, 1), 1);
+    bg.words_per_lane = static_cast<int>(ceil_div(g.h, bg.copy_rows));
     bg.planes = int64_t{g.n} * g.c;
     const int per_warp = std::max(p.tile.band.per_warp, 1);
     bg.warps = ceil_div(bg.planes, per_warp);
@@ -69,6 +69,10 @@ std::string depthwise_int8_band_problem(const DwInt8Params& p) {
     if (int64_t{g.h} * g.w > int64_t{kDwInt8BandMaxWords} * 32 * 4)
         return fmt::format("band tiles hold planes of up to {} bytes, H x W is {}", kDwInt8BandMaxWords * 128,
                            int64_t{g.h} * g.w);
+    if (g.w > 128) return fmt::format("band tiles copy whole rows of up to 128 bytes a pass, W is {}", g.w);
+    if (const int passes = depthwise_int8_band_geometry(p).words_per_lane; passes > kDwInt8BandMaxWords)
+        return fmt::format("band tiles copy a plane in up to {} passes of whole rows; H {} x W {} needs {}",
+                           kDwInt8BandMaxWords, g.h, g.w, passes);
     if (!aligned(p.x, 4) || !aligned(p.w, 4)) return "band tiles need x and w 4-byte aligned";
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
     if (bg.blocks >= (int64_t{1} << 31)) return fmt::format("too many band blocks ({})", bg.blocks);

@@ -60,11 +60,20 @@ __device__ __forceinline__ void dw_int8_band_walk(const DwInt8Params& prm, const
     }
 }
 
+/// Blocks an SM must hold, which caps the registers: 6 (24 warps, 80 registers) where that needs no spills in the
+/// sm_90 SASS; the prefetching kernel for planes of 9-32 words a lane holds the next plane's words through the walk and
+/// spilled at 80 and at 96 registers (96 and 32 bytes of stack), so 4 (it takes 124).
+constexpr int dw_int8_band_min_blocks(int wpl, bool prefetch) {
+    return prefetch && wpl > 8 ? 4 : 6;
+}
+
 /// NOTE [depthwise int8 nchw band]: warp w of the grid multiplies planes w, w + warps, ... (per_warp of them), each
-/// copied into the warp's padded plane from registers loaded while the plane before was multiplied, its outputs
-/// gathered in the warp's output plane and stored whole.
-template <int K, int WPL>
-__global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(const DwInt8Params prm,
+/// copied into the warp's padded plane from registers, its outputs gathered in the warp's output plane and stored
+/// whole. kPrefetch: a warp with more planes loads the next one's words while it multiplies this one; with one plane a
+/// warp (per_warp 1) those WPL registers would sit unused through the walk (128 registers a thread for a 56 map,
+/// 16 warps an SM), so that kernel loads its plane at the top of the loop instead.
+template <int K, int WPL, bool kPrefetch>
+__global__ void __launch_bounds__(kDwInt8BandWarps * 32, dw_int8_band_min_blocks(WPL, kPrefetch)) dw_int8_band_kernel(const DwInt8Params prm,
                                                                              const DwInt8BandGeometry bg) {
     extern __shared__ __align__(16) uint8_t dw_int8_band_smem[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -77,8 +86,7 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(con
     if (first >= bg.warps) return;
     const int64_t plane_bytes = int64_t{g.h} * g.w, out_bytes = int64_t{g.p} * g.q;
     const uint32_t sel = dw_int8_band_sel<K>(bg.off, lane);
-    int slot[WPL];
-    dw_int8_band_slots<WPL>(bg, g.w / 4, g.pad_h, lane, slot);
+    const DwInt8BandCopy cp = dw_int8_band_copy(bg, g.w, g.h, g.pad_h, lane);
     // Running pointers and channel: 64-bit products and a 64-bit remainder per plane were ~40 instructions.
     const int8_t* x_next = prm.x + first * plane_bytes;
     uint8_t* y_plane = static_cast<uint8_t*>(prm.y) + first * out_bytes;
@@ -86,14 +94,15 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32) dw_int8_band_kernel(con
     const int c_step = static_cast<int>(bg.warps % g.c);
     int c = static_cast<int>(first % g.c);
     uint32_t words[WPL];
-    dw_int8_band_fetch<WPL>(x_next, bg, lane, words);
+    if constexpr (kPrefetch) dw_int8_band_fetch<WPL>(x_next, bg, g.w, cp, words);
     for (int64_t plane = first; plane < bg.planes; plane += bg.warps) {
+        if constexpr (!kPrefetch) dw_int8_band_fetch<WPL>(x_next, bg, g.w, cp, words);
         // Every lane has read the plane before, and stored its outputs, (and the zeros are written) before the copy.
         __syncwarp();
-        dw_int8_band_put_plane<WPL>(smem_plane, slot, words);
+        dw_int8_band_put_plane<WPL>(smem_plane, bg, cp, words);
         __syncwarp();
         x_next += x_step;
-        if (plane + bg.warps < bg.planes) dw_int8_band_fetch<WPL>(x_next, bg, lane, words);
+        if (kPrefetch && plane + bg.warps < bg.planes) dw_int8_band_fetch<WPL>(x_next, bg, g.w, cp, words);
         uint32_t b[K];
         DW_INT8_UNROLL
         for (int r = 0; r < K; ++r) b[r] = dw_int8_band_b<K>(prm.w, c, r, (g.c + 3) / 4, sel);
@@ -161,7 +170,8 @@ void band_plane_on_host(const DwInt8Params& p, const DwInt8BandGeometry& bg, con
 void depthwise_int8_band_launch(const DwInt8Params& p, cudaStream_t stream) {
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
     dispatch_band(p, bg, [&](auto k, auto wpl) {
-        auto kernel = dw_int8_band_kernel<decltype(k)::value, decltype(wpl)::value>;
+        auto kernel = bg.warps < bg.planes ? dw_int8_band_kernel<decltype(k)::value, decltype(wpl)::value, true>
+                                           : dw_int8_band_kernel<decltype(k)::value, decltype(wpl)::value, false>;
         if (bg.bytes > (size_t{48} << 10)) {
             STRATA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(bg.bytes)),
@@ -182,10 +192,9 @@ void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
             for (int64_t plane = warp; plane < bg.planes; plane += bg.warps) {
                 for (int lane = 0; lane < 32; ++lane) {
                     uint32_t words[WPL];
-                    int slot[WPL];
-                    dw_int8_band_slots<WPL>(bg, g.w / 4, g.pad_h, lane, slot);
-                    dw_int8_band_fetch<WPL>(p.x + plane * int64_t{g.h} * g.w, bg, lane, words);
-                    dw_int8_band_put_plane<WPL>(smem.data(), slot, words);
+                    const DwInt8BandCopy cp = dw_int8_band_copy(bg, g.w, g.h, g.pad_h, lane);
+                    dw_int8_band_fetch<WPL>(p.x + plane * int64_t{g.h} * g.w, bg, g.w, cp, words);
+                    dw_int8_band_put_plane<WPL>(smem.data(), bg, cp, words);
                 }
                 // The GPU's output plane holds whatever was there: a byte the walk did not store shows here too.
                 std::fill(smem.begin() + bg.out_offset, smem.end(), uint8_t{0xa5});

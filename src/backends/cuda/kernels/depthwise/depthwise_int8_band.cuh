@@ -30,38 +30,49 @@ __host__ __device__ __forceinline__ uint32_t dw_int8_band_b(const int8_t* w, int
     return dw_int8_prmt(lo, hi, sel);
 }
 
-/// Lane `lane`'s share of copying input plane `plane` (contiguous H * W bytes, W % 4 == 0) into registers: words
-/// lane, lane + 32, ... (zero past the plane).
-template <int WPL>
-__host__ __device__ __forceinline__ void dw_int8_band_fetch(const int8_t* plane, const DwInt8BandGeometry& bg,
-                                                            int lane, uint32_t (&words)[WPL]) {
-    DW_INT8_UNROLL
-    for (int k = 0; k < WPL; ++k) {
-        const int wi = lane + 32 * k;
-        words[k] = wi < bg.data_words ? dw_int8_ldg(reinterpret_cast<const uint32_t*>(plane) + wi) : 0u;
-    }
+/// Lane `lane`'s part of copying a plane, the same for every plane (computed once per warp): a warp copies copy_rows
+/// input rows a pass, lane = row * W / 4 + word; the lane's k-th word is input row `row` + k copy_rows, `passes` of
+/// them (0 for the lanes past copy_rows whole rows). Five registers, where a shared offset for each of the WPL words
+/// took WPL (a 56 map needed 128 registers a thread: 16 warps an SM).
+struct DwInt8BandCopy {
+    int x0 = 0;      ///< byte of the lane's first word in the input plane
+    int s0 = 0;      ///< its byte in the padded plane in shared memory
+    int passes = 0;  ///< the lane's words
+};
+
+__host__ __device__ __forceinline__ DwInt8BandCopy dw_int8_band_copy(const DwInt8BandGeometry& bg, int w, int h,
+                                                                     int pad_h, int lane) {
+    const int w_words = w / 4, row = lane / w_words, word = lane - row * w_words;
+    DwInt8BandCopy cp;
+    if (row >= bg.copy_rows) return cp;
+    cp.x0 = row * w + 4 * word;
+    cp.s0 = (row + pad_h) * bg.pitch + kDwInt8BandMargin + 4 * word;
+    cp.passes = (h - row + bg.copy_rows - 1) / bg.copy_rows;
+    return cp;
 }
 
-/// Where lane `lane`'s words of dw_int8_band_fetch go in the padded plane (input row r at plane row r + pad_h, input
-/// column c at byte c + kDwInt8BandMargin), -1 past the plane: the same for every plane, computed once per warp (the
-/// division by W / 4 was ~5 instructions a word and plane).
+/// Lane `lane`'s words of input plane `plane` (contiguous H * W bytes, W % 4 == 0) into registers.
 template <int WPL>
-__host__ __device__ __forceinline__ void dw_int8_band_slots(const DwInt8BandGeometry& bg, int w_words, int pad_h,
-                                                            int lane, int (&slot)[WPL]) {
+__host__ __device__ __forceinline__ void dw_int8_band_fetch(const int8_t* plane, const DwInt8BandGeometry& bg, int w,
+                                                            const DwInt8BandCopy& cp, uint32_t (&words)[WPL]) {
+    const int8_t* at = plane + cp.x0;
+    const int step = bg.copy_rows * w;
     DW_INT8_UNROLL
-    for (int k = 0; k < WPL; ++k) {
-        const int wi = lane + 32 * k, r = wi / w_words, u = wi - r * w_words;
-        slot[k] = wi < bg.data_words ? (r + pad_h) * bg.pitch + kDwInt8BandMargin + 4 * u : -1;
-    }
+    for (int k = 0; k < WPL; ++k, at += step)
+        words[k] = k < cp.passes ? dw_int8_ldg(reinterpret_cast<const uint32_t*>(at)) : 0u;
 }
 
-/// The words of dw_int8_band_fetch into the padded plane in shared memory, at dw_int8_band_slots' offsets.
+/// The words of dw_int8_band_fetch into the padded plane in shared memory (input row r at plane row r + pad_h, input
+/// column c at byte c + kDwInt8BandMargin).
 template <int WPL>
-__host__ __device__ __forceinline__ void dw_int8_band_put_plane(uint8_t* smem_plane, const int (&slot)[WPL],
+__host__ __device__ __forceinline__ void dw_int8_band_put_plane(uint8_t* smem_plane, const DwInt8BandGeometry& bg,
+                                                                const DwInt8BandCopy& cp,
                                                                 const uint32_t (&words)[WPL]) {
+    uint8_t* at = smem_plane + cp.s0;
+    const int step = bg.copy_rows * bg.pitch;
     DW_INT8_UNROLL
-    for (int k = 0; k < WPL; ++k)
-        if (slot[k] >= 0) dw_int8_store<uint32_t>(smem_plane + slot[k], words[k]);
+    for (int k = 0; k < WPL; ++k, at += step)
+        if (k < cp.passes) dw_int8_store<uint32_t>(at, words[k]);
 }
 
 /// Lane `lane`'s walk down the plane for one column tile: each next() gives the A registers of the next window row,

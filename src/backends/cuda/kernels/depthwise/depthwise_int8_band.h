@@ -22,7 +22,7 @@
 // The plane sits in shared memory padded: input column c at byte c + 4 of its row (4 bytes of zero margin, so that
 // a window may start left of column 0 at an aligned address; `off` = (4 - pad_w) % 4 moves the band instead), zero
 // columns to the right, and zero rows above and below, set once per warp: per plane only the H * W data bytes are
-// copied, as aligned words (W % 4 == 0). Rows: lane m of a step s holds output rows s + rs * m (m = lane / 4 and
+// copied, as aligned words (W % 4 == 0), 32 / (W / 4) whole rows a pass (DwInt8BandCopy). Rows: lane m of a step s holds output rows s + rs * m (m = lane / 4 and
 // lane / 4 + 8, rs = ceil(P / 16) steps), so the next step's window for kernel row r is this step's for r + 1: a step
 // loads only the new kernel row's two A words and issues K mma (the rolling rows of SEEDS.md section 5).
 // Each warp owns whole planes (channel c of image n, contiguous bytes in NCHW), per_warp of them one after another,
@@ -30,7 +30,9 @@
 // Cost, measured: Nsight Compute on the staged-output version (144x56k3s1 b128, H100, 2026-12-07) counted 46.8 M warp
 // instructions, ~26 an output, issued at 56% of the peak with 3.4 warps a scheduler (128 registers: the fetch's 32
 // words and their 32 shared offsets), "stall wait" the largest reason: issue-bound, where the count before writing it
-// had said ~7.5 an output and the SASS 13-15. A step of 4 outputs a lane is ~42-47 SASS instructions since the row
+// had said ~7.5 an output and the SASS 13-15. Since then (not measured): the copy goes by whole rows (5 registers for
+// its offsets instead of 32), and with one plane a warp nothing is prefetched, so that kernel fits 80 registers (24
+// warps an SM, dw_int8_band_min_blocks). A step of 4 outputs a lane is ~42-47 SASS instructions since the row
 // tests went (the spare rows) and the column test with them where Q % 8 == 0 (DwInt8BandCols::whole): 22-24 of
 // epilogue (per pair: 2 I2FP, 2 FFMA, 4 FMNMX, 2 FADD, PRMT, STS), K IMMA with NOPs between, 2 LDS, 3-4 moves of the
 // bias into the accumulator quad (ptxas gives the first mma's C and D one quad), addresses and the loop; per plane the
@@ -38,7 +40,7 @@
 // over only rs steps. The epilogue is the floor: ~6 an int8 output, where fp16 pays ~1.5 (two outputs an
 // instruction). Wasted slots: 16 * rs rows and 8 * ceil(Q / 8) columns are computed (28x28: 77% used).
 // Limits: k 3 or 5, stride 1, no dilation, int8 output, W % 4 == 0, H * W <= 4096 (maps of 28 and 56; 14 and 7
-// need an unaligned copy, 112 a plane split into bands of rows).
+// need an unaligned copy, 112 a plane split into bands of rows), W <= 128 and H <= 32 copy passes.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -55,7 +57,7 @@ namespace strata::cuda {
 
 inline constexpr int kDwInt8BandWarps = 4;       ///< warps per block (independent: each owns its planes)
 inline constexpr int kDwInt8BandMargin = 4;      ///< input column c lies at byte c + 4 of a plane row
-inline constexpr int kDwInt8BandMaxWords = 32;   ///< data words a lane copies per plane: H * W <= 32 * 32 * 4
+inline constexpr int kDwInt8BandMaxWords = 32;   ///< words a lane copies per plane (copy passes): at most 32
 inline constexpr int kDwInt8BandPerWarp[] = {1, 2, 4, 8};  ///< the planes-per-warp the tile list offers
 
 /// How the 8-column tiles meet the map's width Q: every tile whole (Q % 8 == 0: no column test), Q even (a lane's pair
@@ -74,8 +76,8 @@ struct DwInt8BandGeometry {
     int rows = 0;         ///< plane rows in shared memory, 16 * rs + K - 1; row i holds input row i - pad_h
     int pitch = 0;        ///< bytes of a plane row: a multiple of 4 whose rows rs apart fall 4 banks apart mod 8
     int plane_bytes = 0;  ///< rows * pitch
-    int data_words = 0;   ///< H * W / 4: the words of one input plane
-    int words_per_lane = 0;  ///< ceil(data_words / 32)
+    int copy_rows = 0;    ///< input rows a warp copies per pass: 32 / (W / 4), lane = row * W / 4 + word (W <= 128)
+    int words_per_lane = 0;  ///< copy passes, ceil(H / copy_rows): the words a lane copies per plane
     int off = 0;          ///< (margin - pad_w) % 4: the band's shift (NOTE [depthwise int8 nchw band])
     int col0 = 0;         ///< byte of the window of output column 0: margin - pad_w - off (a multiple of 4)
     int out_offset = 0;   ///< where a warp's output plane starts in its shared memory: plane_bytes rounded up to 16
