@@ -566,10 +566,9 @@ KernelTiming int8_kernel_timing(Int8Mode mode, const cuda::DeviceInfo& info, cud
         const bool nchw = layout == Layout::nchw;
         if (nchw) {
             cuda::DwInt8Params probe;
-            probe.g = int8_geometry(c), probe.nchw = true;
-            if (cuda::depthwise_int8_tiles(probe).empty()) {
-                probe.tile.band.per_warp = 1;
-                side.note = "no NCHW int8 tile: " + cuda::depthwise_int8_band_problem(probe);
+            probe.g = int8_geometry(c), probe.nchw = true, probe.tile.band.per_warp = 1;
+            if (std::string why = cuda::depthwise_int8_band_problem(probe); !why.empty()) {
+                side.note = "no NCHW int8 tile: " + why;
                 return side;
             }
         }

@@ -67,8 +67,9 @@
 // crosses from L2 into shared memory 2.0 times (240x28k5s1 b128: ~97 MB of input tiles and 48 MB of output in 40 us,
 // ~3.6 TB/s through L2). The TMA tile needs one buffer, not a persistent block's two, so configs 31-32 give it twice
 // the budget: 14 x 14 outputs from 18 x 18 pixels (41 KiB; 1.65 reads a byte, -18%), four walkers a block, 5 blocks an
-// SM. Predicted: 240x28k5s1 b128 fp16 40.0 -> 37-39 us, 672x14k5s1 b128 29.2 -> 27-28.5 us (a tile is the whole 14x14
-// map); no change where the map is 7 x 7. Written 2026-12-07, not yet run on a GPU.
+// SM. Measured on an H100 on 2026-12-07 (bench/RESULTS.md, night), in a same-call A/B: 240x28k5s1 b128 fp16 40.24 ->
+// 39.45 us (37-39 predicted), 672x14k5s1 b128 29.23 -> 29.08 (27-28.5 predicted), and a gain not predicted, 144x56k5s2
+// fp32 b128 121.1 -> 102.0: 32 fp32 lanes of its 7 x 7 stride-2 tile (17 x 17 pixels, 37 KiB) fit only this budget.
 #pragma once
 
 #include "backends/cuda/kernels/common/tma.cuh"

@@ -373,7 +373,7 @@ std::string depthwise_int8_describe(const DwInt8Params& p) {
         return fmt::format(
             "band k{} s1, NCHW: one m16n8k16 mma per 16x8 outputs and kernel row, {} plane(s) per warp, {} steps x {} "
             "column tiles a plane ({} bytes of shared memory a warp), {} blocks of {}",
-            p.g.r, p.tile.band.per_warp, bg.rs, bg.col_tiles, bg.plane_bytes, bg.blocks, kDwInt8BandWarps * 32);
+            p.g.r, p.tile.band.per_warp, bg.rs, bg.col_tiles, bg.warp_bytes, bg.blocks, kDwInt8BandWarps * 32);
     }
     if (p.tile.fast < 0) {
         std::string why = depthwise_int8_generic_reason(p);

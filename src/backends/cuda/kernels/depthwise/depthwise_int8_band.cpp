@@ -70,11 +70,11 @@ std::string depthwise_int8_band_problem(const DwInt8Params& p) {
         return fmt::format("band tiles hold planes of up to {} bytes, H x W is {}", kDwInt8BandMaxWords * 128,
                            int64_t{g.h} * g.w);
     if (g.w > 128) return fmt::format("band tiles copy whole rows of up to 128 bytes a pass, W is {}", g.w);
-    if (const int passes = depthwise_int8_band_geometry(p).words_per_lane; passes > kDwInt8BandMaxWords)
-        return fmt::format("band tiles copy a plane in up to {} passes of whole rows; H {} x W {} needs {}",
-                           kDwInt8BandMaxWords, g.h, g.w, passes);
     if (!aligned(p.x, 4) || !aligned(p.w, 4)) return "band tiles need x and w 4-byte aligned";
     const DwInt8BandGeometry bg = depthwise_int8_band_geometry(p);
+    if (bg.words_per_lane > kDwInt8BandMaxWords)
+        return fmt::format("band tiles copy a plane in up to {} passes of whole rows; H {} x W {} needs {}",
+                           kDwInt8BandMaxWords, g.h, g.w, bg.words_per_lane);
     if (bg.blocks >= (int64_t{1} << 31)) return fmt::format("too many band blocks ({})", bg.blocks);
     if (bg.bytes > size_t{227} << 10) return fmt::format("a band block needs {} bytes of shared memory", bg.bytes);
     return {};

@@ -27,6 +27,23 @@ void dispatch_band(const DwInt8Params& p, const DwInt8BandGeometry& bg, F&& f) {
         words(std::integral_constant<int, 5>{});
 }
 
+/// Calls f(integral_constant kCols) for Q's column case (DwInt8BandCols): the kernel and the host run pick their walk
+/// by it.
+template <class F>
+__host__ __device__ __forceinline__ void dispatch_band_cols(int q, F&& f) {
+    switch (dw_int8_band_cols(q)) {
+        case DwInt8BandCols::whole:
+            f(std::integral_constant<DwInt8BandCols, DwInt8BandCols::whole>{});
+            break;
+        case DwInt8BandCols::even:
+            f(std::integral_constant<DwInt8BandCols, DwInt8BandCols::even>{});
+            break;
+        case DwInt8BandCols::odd:
+            f(std::integral_constant<DwInt8BandCols, DwInt8BandCols::odd>{});
+            break;
+    }
+}
+
 /// One plane through the mma walk: column tile by column tile, rs steps down each, K mma a step from accumulators that
 /// start at the bias. The A rows roll (kernel row r of step s + 1 is kernel row r + 1 of step s) through a ring of K
 /// register pairs whose slots are compile-time: the steps go K at a time, step s + j reading kernel row r from slot
@@ -73,8 +90,8 @@ constexpr int dw_int8_band_min_blocks(int wpl, bool prefetch) {
 /// warp (per_warp 1) those WPL registers would sit unused through the walk (128 registers a thread for a 56 map,
 /// 16 warps an SM), so that kernel loads its plane at the top of the loop instead.
 template <int K, int WPL, bool kPrefetch>
-__global__ void __launch_bounds__(kDwInt8BandWarps * 32, dw_int8_band_min_blocks(WPL, kPrefetch)) dw_int8_band_kernel(const DwInt8Params prm,
-                                                                             const DwInt8BandGeometry bg) {
+__global__ void __launch_bounds__(kDwInt8BandWarps * 32, dw_int8_band_min_blocks(WPL, kPrefetch))
+    dw_int8_band_kernel(const DwInt8Params prm, const DwInt8BandGeometry bg) {
     extern __shared__ __align__(16) uint8_t dw_int8_band_smem[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const ConvGeometry& g = prm.g;
@@ -108,17 +125,9 @@ __global__ void __launch_bounds__(kDwInt8BandWarps * 32, dw_int8_band_min_blocks
         for (int r = 0; r < K; ++r) b[r] = dw_int8_band_b<K>(prm.w, c, r, (g.c + 3) / 4, sel);
         const DwInt8Channel ep = dw_int8_channel(prm.chan, c);
         const int32_t bias = prm.bias_i32 ? dw_int8_ldg(prm.bias_i32 + c) : 0;
-        switch (dw_int8_band_cols(g.q)) {
-            case DwInt8BandCols::whole:
-                dw_int8_band_walk<K, DwInt8BandCols::whole>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
-                break;
-            case DwInt8BandCols::even:
-                dw_int8_band_walk<K, DwInt8BandCols::even>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
-                break;
-            case DwInt8BandCols::odd:
-                dw_int8_band_walk<K, DwInt8BandCols::odd>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
-                break;
-        }
+        dispatch_band_cols(g.q, [&](auto cols) {
+            dw_int8_band_walk<K, decltype(cols)::value>(prm, bg, smem_plane, smem_out, b, bias, ep, lane);
+        });
         __syncwarp();  // the whole output plane is in shared memory
         dw_int8_band_copy_out(smem_out, y_plane, bg, lane);
         y_plane += y_step;
@@ -198,18 +207,10 @@ void depthwise_int8_band_run_on_host(const DwInt8Params& p) {
                 }
                 // The GPU's output plane holds whatever was there: a byte the walk did not store shows here too.
                 std::fill(smem.begin() + bg.out_offset, smem.end(), uint8_t{0xa5});
-                uint8_t* smem_out = smem.data() + bg.out_offset;
-                switch (dw_int8_band_cols(g.q)) {
-                    case DwInt8BandCols::whole:
-                        band_plane_on_host<K, DwInt8BandCols::whole>(p, bg, smem.data(), smem_out, plane);
-                        break;
-                    case DwInt8BandCols::even:
-                        band_plane_on_host<K, DwInt8BandCols::even>(p, bg, smem.data(), smem_out, plane);
-                        break;
-                    case DwInt8BandCols::odd:
-                        band_plane_on_host<K, DwInt8BandCols::odd>(p, bg, smem.data(), smem_out, plane);
-                        break;
-                }
+                dispatch_band_cols(g.q, [&](auto cols) {
+                    band_plane_on_host<K, decltype(cols)::value>(p, bg, smem.data(), smem.data() + bg.out_offset,
+                                                                 plane);
+                });
             }
         }
     });
